@@ -497,8 +497,8 @@ def spearman_replicates(x: object, y: object, *, n_boot: int = 5_000, seed: int 
     """Bootstrap replicates of Spearman rho on paired resamples (spec 4.6): n paired indices per replicate.
 
     A replicate in which either resampled variable is constant is NaN. Ranks and co-moments are
-    exact (integers held in float64 below 2**53); the final ratio agrees with
-    ``scipy.stats.spearmanr`` on the resample to ~1e-16.
+    exact (integers held in float64 below 2**53) and the final steps repeat ``np.corrcoef``'s, so
+    each replicate equals ``scipy.stats.spearmanr`` on the resample bit for bit.
     """
     xa = _as_float(x, fn="spearman_replicates", name="x")
     ya = _as_float(y, fn="spearman_replicates", name="y")
@@ -522,8 +522,13 @@ def spearman_replicates(x: object, y: object, *, n_boot: int = 5_000, seed: int 
         sxx[s:s + step] = np.einsum("ij,ij->j", wx, rx)
         cf *= ry
         syy[s:s + step] = np.einsum("ij,ij->j", cf, ry)
+    # Same floating-point steps as scipy.stats.spearmanr -> np.corrcoef -> np.cov on the resample:
+    # the centred ranks and their dot products are exact there too (half-integers), then
+    # c = dot * (1/(n-1)); rho = c_xy / sd_y / sd_x; clip. Hence bit-identical replicates.
+    inv = np.true_divide(1, n - 1) if n > 1 else np.nan
+    cxy = (sxy / 4) * inv
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = sxy / np.sqrt(sxx * syy)
+        rho = cxy / np.sqrt((syy / 4) * inv) / np.sqrt((sxx / 4) * inv)
     rho[(sxx == 0) | (syy == 0)] = np.nan
     return np.clip(rho, -1.0, 1.0)
 
