@@ -167,7 +167,7 @@ def _check_rows(fr: _Frames, manifest: Manifest, problems: list[Problem], expect
 
     gid_split = dict(zip(gens["generation_id"], gens["_split"], strict=False)) if not gens.empty else {}
     responses = dict(zip(gens["generation_id"], gens["response"], strict=False)) if not gens.empty else {}
-    for config, df in (("scores", scores), ("judgments", judg)):
+    for df in (scores, judg):
         if df.empty:
             continue
         split_of = df["generation_id"].map(gid_split)
@@ -234,7 +234,8 @@ def _check_design(gens: pd.DataFrame, scores: pd.DataFrame, manifest: Manifest, 
             idx = sorted(cell["sample_index"].tolist())
             if idx != list(range(n_main)):
                 problems.append(Problem("generations/main", None, "sample_index",
-                                        f"{model} / {cond}: {len(cell)} generations, expected sample_index 0-{n_main - 1}"))
+                                        f"{model} / {cond}: {len(cell)} generations, "
+                                        f"expected sample_index 0-{n_main - 1}"))
     para = gens[gens["_split"] == "paraphrase"]
     for model in sorted(para["model"].unique()):
         for cond in PARAPHRASES[1:]:
@@ -299,4 +300,5 @@ def _check_load_dataset(root: Path, manifest: Manifest, problems: list[Problem])
             for split, ds in dd.items():
                 if ds.num_rows != manifest.rows(config, split):
                     problems.append(Problem("README.md", None, f"configs.{config}.{split}",
-                                            f"load_dataset gives {ds.num_rows} rows, manifest {manifest.rows(config, split)}"))
+                                            f"load_dataset gives {ds.num_rows} rows, "
+                                            f"manifest {manifest.rows(config, split)}"))
