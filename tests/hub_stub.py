@@ -37,7 +37,6 @@ The module also builds small synthetic dataset folders (:func:`make_dataset`,
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import json
 import socket
@@ -64,6 +63,7 @@ __all__ = [
     "hub",
     "isolate_hf",
     "make_dataset",
+    "serve_isolated",
 ]
 
 #: Content of the ``.gitattributes`` the Hub puts in the initial commit of every new repo (abridged).
@@ -209,7 +209,8 @@ class HubStub:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="hub-stub", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="hub-stub", daemon=True)
         self._thread.start()
         return self
 
@@ -649,15 +650,27 @@ def isolate_hf(monkeypatch: pytest.MonkeyPatch, home: Path, *, endpoint: str | N
         monkeypatch.setenv("HF_TOKEN", token)
 
 
+def serve_isolated(monkeypatch: pytest.MonkeyPatch, home: Path, **stub_kwargs: Any) -> Iterator[HubStub]:
+    """Run a :class:`HubStub` with ``huggingface_hub`` isolated to it; the body of a ``hub`` fixture::
+
+        @pytest.fixture
+        def hub(monkeypatch, tmp_path):
+            yield from serve_isolated(monkeypatch, tmp_path / "hf_home")
+    """
+    with HubStub(**stub_kwargs) as stub:
+        isolate_hf(monkeypatch, home, endpoint=stub.url)
+        yield stub
+
+
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[HubStub]:
-    """A running :class:`HubStub` with ``huggingface_hub`` isolated to it (``HF_ENDPOINT``, cache, token).
+    """A running :class:`HubStub`, ``HF_ENDPOINT`` pointing at it, a private cache and a dummy token.
 
-    Use it from a test module with ``pytest_plugins = ["tests.hub_stub"]``.
+    Available to a module via ``pytest_plugins = ["tests.hub_stub"]`` or a conftest import; test
+    modules that also import names from this module define their own two-line fixture with
+    :func:`serve_isolated` instead (importing first would stop pytest rewriting asserts here).
     """
-    with HubStub() as stub:
-        isolate_hf(monkeypatch, tmp_path / "hf_home", endpoint=stub.url)
-        yield stub
+    yield from serve_isolated(monkeypatch, tmp_path / "hf_home")
 
 
 # -- synthetic dataset folders ----------------------------------------------------------------------
@@ -755,10 +768,3 @@ def append_version(root: Path, version: str = "1.1.0", *, rows: int = 5, model: 
     m.write(root)
     _write_card(root, m)
     return root
-
-
-@contextlib.contextmanager
-def running_stub(**kwargs: Any) -> Iterator[HubStub]:
-    """``with running_stub() as hub:`` for code outside pytest fixtures."""
-    with HubStub(**kwargs) as stub:
-        yield stub
