@@ -168,9 +168,10 @@ class RecordedRequest:
 
 class _HubError(Exception):
     def __init__(self, status: int, message: str, code: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, body: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status, self.message, self.code, self.headers = status, message, code, headers or {}
+        self.body = body or {}
 
 
 class HubStub:
@@ -368,7 +369,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if err.code:
                     headers["X-Error-Code"] = err.code
                 headers["X-Error-Message"] = err.message
-                self._json(err.status, {"error": err.message}, headers, head=method == "HEAD")
+                self._json(err.status, {"error": err.message, **err.body}, headers, head=method == "HEAD")
 
     # -- routing -----------------------------------------------------------------------------------
     def _route(self, req: RecordedRequest, raw: list[str]) -> None:
@@ -433,8 +434,9 @@ class _Handler(BaseHTTPRequestHandler):
         repo_id = f"{org}/{name}"
         existing = self.hub.repos.get((repo_type, repo_id))
         if existing is not None:
+            # like the Hub, the 409 body carries the url (create_repo(exist_ok=True) returns it)
             raise _HubError(409, f"You already created this {repo_type} repo",
-                            headers={"X-Repo-Url": self._repo_url(existing)})
+                            body={"url": self._repo_url(existing)})
         repo = self.hub.create_repo(repo_id, repo_type)
         self._json(200, {"url": self._repo_url(repo), "name": repo_id, "id": repo_id})
 
