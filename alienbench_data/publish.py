@@ -34,6 +34,7 @@ never printed.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sys
 from collections.abc import Iterator
@@ -240,8 +241,6 @@ def plan_version(data_dir: str | os.PathLike[str], version: str | None = None) -
 
 
 def _sha256(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "HubStub",
     "RecordedRequest",
     "Repo",
+    "StubHTTPError",
     "append_version",
     "closed_port_url",
     "git_blob_oid",
@@ -166,7 +167,9 @@ class RecordedRequest:
         return "unknown"
 
 
-class _HubError(Exception):
+class StubHTTPError(Exception):
+    """Raise from a route or a hook to answer with this status, Hub-style error body and headers."""
+
     def __init__(self, status: int, message: str, code: str | None = None,
                  headers: dict[str, str] | None = None, body: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -185,7 +188,8 @@ class HubStub:
         Every request received, in order.
     hooks : list[Callable[[HubStub, RecordedRequest], None]]
         Called (under the store lock) before each request is handled; a hook may change the store,
-        e.g. commit behind the client's back to simulate a concurrent writer.
+        e.g. commit behind the client's back to simulate a concurrent writer, or raise
+        :class:`StubHTTPError` to make that request fail.
     require_token : str | None
         If set, write requests must send ``Authorization: Bearer <require_token>`` (else 401).
     """
@@ -364,7 +368,7 @@ class _Handler(BaseHTTPRequestHandler):
                 for hook in list(hub.hooks):
                     hook(hub, req)
                 self._route(req, [s for s in split.path.split("/")[1:]])
-            except _HubError as err:
+            except StubHTTPError as err:
                 headers = dict(err.headers)
                 if err.code:
                     headers["X-Error-Code"] = err.code
@@ -396,7 +400,7 @@ class _Handler(BaseHTTPRequestHandler):
                 revision = unquote(raw[i + 1])
                 path = "/".join(unquote(s) for s in raw[i + 2:])
                 return self._resolve(req, repo_type, repo_id, revision, path)
-        raise _HubError(404, f"HubStub: no route for {m} {req.path}")
+        raise StubHTTPError(404, f"HubStub: no route for {m} {req.path}")
 
     def _check_token(self, req: RecordedRequest) -> None:
         want = self.hub.require_token
@@ -404,18 +408,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         got = req.headers.get("authorization") or req.headers.get("Authorization") or ""
         if got != f"Bearer {want}":
-            raise _HubError(401, "Invalid credentials in Authorization header")
+            raise StubHTTPError(401, "Invalid credentials in Authorization header")
 
     def _get_repo(self, repo_type: str, repo_id: str) -> Repo:
         repo = self.hub.repos.get((repo_type, repo_id))
         if repo is None:
-            raise _HubError(404, "Repository not found", "RepoNotFound")
+            raise StubHTTPError(404, "Repository not found", "RepoNotFound")
         return repo
 
     def _rev(self, repo: Repo, revision: str) -> str:
         oid = repo.resolve(revision)
         if oid is None:
-            raise _HubError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
+            raise StubHTTPError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
         return oid
 
     def _repo_url(self, repo: Repo) -> str:
@@ -426,16 +430,16 @@ class _Handler(BaseHTTPRequestHandler):
         body = req.json() or {}
         name = body.get("name")
         if not name:
-            raise _HubError(400, "name is required")
+            raise StubHTTPError(400, "name is required")
         org = body.get("organization") or "stub-user"
         repo_type = body.get("type") or "model"
         if repo_type not in _URL_PREFIX:
-            raise _HubError(400, f"invalid repo type {repo_type!r}")
+            raise StubHTTPError(400, f"invalid repo type {repo_type!r}")
         repo_id = f"{org}/{name}"
         existing = self.hub.repos.get((repo_type, repo_id))
         if existing is not None:
             # like the Hub, the 409 body carries the url (create_repo(exist_ok=True) returns it)
-            raise _HubError(409, f"You already created this {repo_type} repo",
+            raise StubHTTPError(409, f"You already created this {repo_type} repo",
                             body={"url": self._repo_url(existing)})
         repo = self.hub.create_repo(repo_id, repo_type)
         self._json(200, {"url": self._repo_url(repo), "name": repo_id, "id": repo_id})
@@ -472,7 +476,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._commit(req, repo, revision)
         if m == "POST" and op == "tag":
             return self._tag(req, repo, revision)
-        raise _HubError(404, f"HubStub: no route for {m} {req.path}")
+        raise StubHTTPError(404, f"HubStub: no route for {m} {req.path}")
 
     def _info(self, repo: Repo, revision: str) -> None:
         oid = self._rev(repo, revision)
@@ -500,7 +504,7 @@ class _Handler(BaseHTTPRequestHandler):
         recursive = (req.query.get("recursive", ["false"])[0]).lower() in ("true", "1")
         prefix = path.strip("/") + "/" if path.strip("/") else ""
         if prefix and not any(p.startswith(prefix) for p in tree):
-            raise _HubError(404, f"{path} does not exist on {revision}", "EntryNotFound",
+            raise StubHTTPError(404, f"{path} does not exist on {revision}", "EntryNotFound",
                             {"X-Repo-Commit": oid})
         entries: dict[str, dict[str, Any]] = {}
         for p, data in sorted(tree.items()):
@@ -533,39 +537,39 @@ class _Handler(BaseHTTPRequestHandler):
     def _commit(self, req: RecordedRequest, repo: Repo, revision: str) -> None:
         self._check_token(req)
         if req.query.get("create_pr"):
-            raise _HubError(400, "HubStub: pull requests are not supported")
+            raise StubHTTPError(400, "HubStub: pull requests are not supported")
         if revision not in repo.branches:
-            raise _HubError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
+            raise StubHTTPError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
         lines = req.ndjson()
         if not lines or lines[0].get("key") != "header":
-            raise _HubError(400, "first ndjson line must be the header")
+            raise StubHTTPError(400, "first ndjson line must be the header")
         header = lines[0]["value"]
         head = repo.branches[revision]
         parent = header.get("parentCommit")
         if parent is not None and parent != head:
-            raise _HubError(412, COMMIT_CONFLICT_MESSAGE)
+            raise StubHTTPError(412, COMMIT_CONFLICT_MESSAGE)
         tree = dict(repo.commits[head].tree)
         for line in lines[1:]:
             key, value = line.get("key"), line.get("value", {})
             path = value.get("path", "")
             if not path or path.startswith("/") or ".." in path.split("/"):
-                raise _HubError(400, f"invalid path {path!r}")
+                raise StubHTTPError(400, f"invalid path {path!r}")
             if key == "file":
                 if value.get("encoding") != "base64":
-                    raise _HubError(400, "HubStub: only base64 file content is supported")
+                    raise StubHTTPError(400, "HubStub: only base64 file content is supported")
                 tree[path] = base64.b64decode(value["content"])
             elif key == "deletedFile":
                 if path not in tree:
-                    raise _HubError(404, "A file with this name doesn't exist", "EntryNotFound")
+                    raise StubHTTPError(404, "A file with this name doesn't exist", "EntryNotFound")
                 del tree[path]
             elif key == "deletedFolder":
                 folder = path.rstrip("/") + "/"
                 for p in [p for p in tree if p.startswith(folder)]:
                     del tree[p]
             elif key == "lfsFile":
-                raise _HubError(400, "HubStub: LFS files are not supported (preupload answers 'regular')")
+                raise StubHTTPError(400, "HubStub: LFS files are not supported (preupload answers 'regular')")
             else:
-                raise _HubError(400, f"unknown commit operation {key!r}")
+                raise StubHTTPError(400, f"unknown commit operation {key!r}")
         oid = self.hub._make_commit(repo, revision, tree, header.get("summary", ""),
                                     header.get("description", ""))
         self._json(200, {"success": True, "commitOid": oid, "commitUrl": f"{self._repo_url(repo)}/commit/{oid}",
@@ -576,10 +580,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = req.json() or {}
         tag = body.get("tag")
         if not tag or "/" in tag or " " in tag:
-            raise _HubError(400, f"invalid tag name {tag!r}")
+            raise StubHTTPError(400, f"invalid tag name {tag!r}")
         oid = self._rev(repo, revision)
         if tag in repo.tags:
-            raise _HubError(409, f"Tag {tag} already exists")
+            raise StubHTTPError(409, f"Tag {tag} already exists")
         repo.tags[tag] = oid
         self._json(200, {"success": True})
 
@@ -589,7 +593,7 @@ class _Handler(BaseHTTPRequestHandler):
         oid = self._rev(repo, revision)
         tree = repo.commits[oid].tree
         if path not in tree:
-            raise _HubError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": oid})
+            raise StubHTTPError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": oid})
         stored = tree[path]
         data = self.hub.served_overrides.get((f"{repo_type}:{repo_id}", path), stored)
         headers = {"X-Repo-Commit": oid, "ETag": f'"{git_blob_oid(stored)}"', "Accept-Ranges": "bytes"}

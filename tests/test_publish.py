@@ -23,6 +23,7 @@ from tests.hub_stub import (
     GITATTRIBUTES,
     HubStub,
     RecordedRequest,
+    StubHTTPError,
     append_version,
     closed_port_url,
     isolate_hf,
@@ -262,6 +263,32 @@ def test_head_moved_before_commit_gives_clear_error_and_no_tag(ds: Path, hub: Hu
     assert repo.tags == {} and hub.of_kind("tag") == []
     (commit,) = hub.of_kind("commit")
     assert commit.ndjson()[0]["value"]["parentCommit"] == repo.commits[moved[0]].parents[0]
+
+
+def test_tag_race_after_commit_reported_as_untagged_commit(ds: Path, hub: HubStub) -> None:
+    def someone_tags_first(stub: HubStub, req: RecordedRequest) -> None:
+        if req.kind == "tag":
+            repo = stub.repo(REPO)
+            repo.tags.setdefault("v1.0.0", repo.history()[-1].oid)
+
+    hub.hooks.append(someone_tags_first)
+    with pytest.raises(PublishConflictError, match="created by someone else") as err:
+        _publish(ds, hub)
+    new = hub.repo(REPO).branches["main"]
+    assert f"commit {new} landed untagged" in str(err.value)
+
+
+def test_tag_failure_after_commit_says_how_to_finish(ds: Path, hub: HubStub) -> None:
+    def tag_endpoint_down(stub: HubStub, req: RecordedRequest) -> None:
+        if req.kind == "tag":
+            raise StubHTTPError(500, "internal error")
+
+    hub.hooks.append(tag_endpoint_down)
+    with pytest.raises(PublishError, match="HTTP 500") as err:
+        _publish(ds, hub)
+    new = hub.repo(REPO).branches["main"]
+    assert f"hf repos tag create {REPO} v1.0.0 --revision {new} --repo-type dataset" in str(err.value)
+    assert hub.repo(REPO).tags == {}
 
 
 # -- refusals before any request -------------------------------------------------------------------
