@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis import stats  # noqa: E402
-from analysis.data import load_inputs  # noqa: E402
-from analysis.main import run_main  # noqa: E402
+from analysis import stats
+from analysis.data import load_inputs
+from analysis.main import run_main
 
 
 def _clear_caches() -> None:
