@@ -57,6 +57,7 @@ __all__ = [
     "register_check",
     "registered_checks",
     "run_checks",
+    "summary_mc_tolerance",
 ]
 
 DET_TOL = 1e-9
@@ -237,21 +238,37 @@ def compare_csv(name: str, ctx: CheckContext, *, keys: Sequence[str], mc_tol: Ma
     return rows
 
 
-_NUM_RE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN")
+# a number not glued to an identifier ("qwen3-8b", "v3.2" are not numbers)
+_NUM_RE = re.compile(r"(?<![\w.\-])(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|NaN)(?![\w.])")
 
 
 def _template(line: str) -> str:
     return _NUM_RE.sub("#", line.strip())
 
 
-def compare_summary(name: str, ctx: CheckContext, *, mc_patterns: Mapping[str, float] | None = None,
+def summary_mc_tolerance(line: str, start: int) -> float | None:
+    """Monte-Carlo tolerance of the number at ``line[start:]`` in summary.txt (spec section 0), else None.
+
+    Bootstrap CI bounds (inside ``[...]``): 0.02 (Ward points; rank-biserial and rho bounds are
+    smaller still); simulated power: 0.02. Point estimates are deterministic.
+    """
+    before = line[:start]
+    if before.count("[") > before.count("]"):
+        return 0.02
+    if before.rstrip().endswith("simulated power="):
+        return 0.02
+    return None
+
+
+def compare_summary(name: str, ctx: CheckContext, *,
+                    mc_tolerance: Callable[[str, int], float | None] | None = summary_mc_tolerance,
                     skip: Callable[[str], bool] | None = None) -> list[CheckRow]:
     """Compare a summary text file number by number (displayed precision).
 
     Lines are matched by their text with numbers blanked out (in order of occurrence among lines
     with the same text); every number of an authors' line is compared with the number in the same
-    position. ``mc_patterns`` maps a regex (searched in the line) to a Monte-Carlo tolerance. A line
-    of the authors' file without a counterpart is FAIL.
+    position. ``mc_tolerance(line, start)`` gives the Monte-Carlo tolerance of a resampled number
+    (None for deterministic ones). A line of the authors' file without a counterpart is FAIL.
     """
     theirs_p, ours_p = ctx.release_results / name, ctx.out_dir / name
     if not theirs_p.is_file():
@@ -276,9 +293,10 @@ def compare_summary(name: str, ctx: CheckContext, *, mc_patterns: Mapping[str, f
             rows.append(CheckRow(f"{name} L{lineno}: {label}", line.strip(), "no matching line", math.nan, "FAIL"))
             continue
         mine = cands[k]
-        tol = next((v for pat, v in (mc_patterns or {}).items() if re.search(pat, line)), None)
-        for i, (a, b) in enumerate(zip(_NUM_RE.findall(line), _NUM_RE.findall(mine), strict=True)):
+        for i, (ma, mb) in enumerate(zip(_NUM_RE.finditer(line), _NUM_RE.finditer(mine), strict=True)):
+            a, b = ma.group(), mb.group()
             dec = len(a.split(".")[1]) if "." in a and "e" not in a.lower() else 0
+            tol = mc_tolerance(line, ma.start()) if mc_tolerance else None
             rows.append(compare_value(f"{name} L{lineno} #{i + 1}: {label}", a, b, decimals=dec, mc_tol=tol))
     return rows
 
@@ -313,7 +331,6 @@ def _tex_pairs(path: Path) -> dict[str, str]:
 # built-in checks of the main analysis
 # --------------------------------------------------------------------------------------------
 POSTHOC_MC = {"r_ci_lo": 0.005, "r_ci_hi": 0.005}
-SUMMARY_MC = {r"\[": 0.02, r"simulated power": 0.02}
 
 
 @register_check("main: CSV tables")
@@ -340,7 +357,7 @@ def check_main_csvs(ctx: CheckContext) -> list[CheckRow]:
 @register_check("main: summary.txt")
 def check_main_summary(ctx: CheckContext) -> list[CheckRow]:
     """Every number printed in summary.txt, at its displayed precision."""
-    return compare_summary("summary.txt", ctx, mc_patterns=SUMMARY_MC)
+    return compare_summary("summary.txt", ctx)
 
 
 @register_check("main: LaTeX tables")
