@@ -406,3 +406,24 @@ def test_mann_whitney_batched_normal_samples_like_power_simulation():
     ref = sst.mannwhitneyu(a, b, axis=1)
     np.testing.assert_array_equal(u, ref.statistic)
     np.testing.assert_array_equal(p, ref.pvalue)
+
+
+def test_mann_whitney_batched_near_ties_zero_signs_and_infinities():
+    # rows mixing exact ties, 1-ulp neighbours, +-0.0 and infinities take the exact path; others the
+    # one-sort fast path: every row must still equal a per-row scipy call
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((6, 24))
+    base[0, 5] = np.nextafter(base[0, 17], np.inf)  # 1 ulp apart across the groups
+    base[1, 2] = np.nextafter(np.nextafter(base[1, 3], -np.inf), -np.inf)  # 2 ulps apart within a
+    base[2, :2] = [0.0, -0.0]
+    base[2, 12] = 0.0
+    base[3, 4] = np.inf
+    base[3, 20] = -np.inf
+    base[4, 7] = base[4, 19]  # an exact tie
+    a, b = base[:, :12], base[:, 12:]
+    u, p = S.mann_whitney_batched(a, b)
+    ref = [sst.mannwhitneyu(x, y, alternative="two-sided") for x, y in zip(a, b, strict=True)]
+    np.testing.assert_array_equal(u, [r.statistic for r in ref])
+    np.testing.assert_array_equal(p, [r.pvalue for r in ref])
+    ok = S._fast_rank_sums(np.concatenate([a, b], axis=1), 12, np.empty(6))
+    assert ok.tolist() == [False, False, False, False, False, True]
