@@ -7,13 +7,12 @@ import json
 import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
+from test_build import _assert_absent
 
 from alienbench_data import load
 from alienbench_data.config import judge_config
 from alienbench_data.validate import validate
-from test_build import _assert_absent
 
 pytestmark = pytest.mark.release
 
