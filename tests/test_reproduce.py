@@ -115,3 +115,21 @@ def test_cli_ablation_delegates_to_run(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setitem(sys.modules, "analysis.ablations.cli", fake)
     assert cli_main(["ablation", "judges", "--out", "x", "--check"]) == 0
     assert seen == [("judges", "x", True)]
+
+
+def test_reproduce_on_a_synthetic_two_model_release(synthetic_release: Path, tmp_path: Path):
+    # nothing assumes the 10 configured models: a 2-model release (models outside the config) runs
+    # end to end and every table has one row per present model / condition pair
+    from alienbench_data.build import build
+
+    data = tmp_path / "alienbench"
+    build(synthetic_release, data)
+    o = reproduce.reproduce(data, tmp_path / "res", figures=False, ablations=False, say=lambda s: None)
+    assert o.exit_code == 0
+    ms = o.main.model_scores
+    assert ms["model"].tolist() == ["acme/model-a", "beta/model-b"] and (ms["n"] == 180).all()
+    assert len(o.main.cell_scores) == 12 and len(o.main.extraction_status) == 3 * 2 * 6
+    assert (tmp_path / "res" / "summary.txt").read_text(encoding="utf-8").startswith("# AlienBench Results Summary")
+    tex = (tmp_path / "res" / "tab_ward_scores.tex").read_text(encoding="utf-8")
+    assert "model-a &" in tex and "model-b &" in tex
+    assert len(o.main.human_vs_model_tests) == 2
