@@ -608,6 +608,7 @@ def draw_all(
     tables: Mapping[str, pd.DataFrame] | None = None,
     n_boot: int = 10_000,
     seed: int = 1234,
+    dpi: int = 200,
 ) -> list[Path]:
     """Draw every figure of spec section 6 (plus the human overlay of paper Fig. 1) as PNG and PDF.
 
@@ -624,6 +625,8 @@ def draw_all(
         ``table_reliability`` draws fig3 (skipped when absent); ``table_length_adjusted_per_model``
         (subject_model, mean_ward, ward_ci_lo, ward_ci_hi) supplies the fig4 means and CIs, otherwise
         they are computed here with BOOT-MEAN (``n_boot``, ``seed``).
+    dpi
+        Resolution of the PNG files.
 
     Returns
     -------
@@ -661,5 +664,5 @@ def draw_all(
     ]
     for stem, build in builders:
         fig = build()
-        written += save_figure(fig, out_dir, stem)
+        written += save_figure(fig, out_dir, stem, dpi=dpi)
     return written
