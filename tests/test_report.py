@@ -192,3 +192,46 @@ def test_leaderboard_on_release_matches_reported_scores(dataset):
     freq = pd.read_csv(RELEASE / "results" / "table_departure_freq.csv").set_index("dimension")["departure_rate"]
     for d in DIMENSIONS:
         assert lb[f"rate_{d}"].mean() == pytest.approx(freq[d], abs=1e-9)
+
+
+@pytest.mark.release
+@pytest.mark.slow
+def test_appended_model_is_ranked_and_marked_in_the_report(dataset, tmp_path):
+    """Issue 5 item 7: after a model is appended as a new version, the leaderboard ranks it with the
+    others and the HTML report marks it with its added_in_version."""
+    import alienbench_data as ab
+    from alienbench_data.build import build
+    from alienbench_data.versioning import append_version
+    from analysis import figures
+
+    held_out, new_name = "anthropic/claude-opus-4.7", "acme/replayed-<claude>"
+    ds = tmp_path / "ds"
+    build(RELEASE, ds, exclude_models=(held_out,))
+    gens = ab.load("generations", "main", data_dir=dataset)
+    scores = ab.load("scores", "main", data_dir=dataset)
+
+    def renamed(df: pd.DataFrame) -> pd.DataFrame:
+        df = df[df["model"] == held_out]
+        return df.assign(model=new_name, generation_id="r-" + df["generation_id"])  # keeps the id order
+
+    append_version(
+        ds, {"generations": {"main": renamed(gens)}, "scores": {"main": renamed(scores)}}, tag="acme", note="t"
+    )
+    lb = report.leaderboard(ds).set_index("model")
+    full = report.leaderboard(dataset).set_index("model")
+    assert len(lb) == 10 and new_name in lb.index and held_out not in lb.index
+    assert lb.at[new_name, "added_in_version"] == "1.1.0" and bool(lb.at[new_name, "is_new"])
+    assert not lb["is_new"].drop(new_name).any()
+    for col in ("mean", "ci_low", "ci_high", "rank", "per_100_words", "mean_baseline", "rate_symmetry"):
+        assert lb.at[new_name, col] == pytest.approx(full.at[held_out, col], abs=1e-12), col
+
+    paths = figures.draw_all(ds, tmp_path / "out", n_boot=200, dpi=40)
+    html = report.write_report(
+        tmp_path / "out",
+        leaderboard=lb.reset_index(),
+        tables={},
+        figures=paths,
+        provenance={"dataset_version": ab.manifest_of(ds).version},
+    ).read_text(encoding="utf-8")
+    assert 'acme/replayed-&lt;claude&gt;<span class="badge">new in v1.1.0</span>' in html
+    assert html.count("data:image/png;base64,") == 5
