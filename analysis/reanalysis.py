@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from alienbench_data.schema import DIM_COLUMNS, DIMENSIONS, HUMAN_MODEL, QUALITY_FLAGS
-from analysis.stats import boot_mean_ci, spearman
+from analysis.stats import boot_mean_ci, per_generation, spearman
 
 __all__ = [
     "BOOL_FLAGS",
@@ -86,7 +86,9 @@ def resolve_inputs(inputs: Any) -> SimpleNamespace:
 
         * a dataset folder (``str`` or ``os.PathLike``): loaded with ``alienbench_data.load``;
         * a mapping or any object with the attributes ``scores`` and ``generations`` (the ``main``
-          split), and optionally ``human_scores`` and ``human_generations`` (the ``human`` split).
+          split), and optionally ``human_scores`` and ``human_generations`` (the ``human`` split);
+        * an ``analysis.data.Inputs`` (``R`` is used as the scores, ``human`` as the human scores and
+          the human generations are loaded from its ``data_dir``).
 
     Returns
     -------
@@ -105,22 +107,32 @@ def resolve_inputs(inputs: Any) -> SimpleNamespace:
             human_generations=ab.load("generations", "human", data_dir=d),
         )
 
-    def get(name: str) -> Any:
-        if isinstance(inputs, Mapping):
-            return inputs.get(name)
-        return getattr(inputs, name, None)
+    def get(*names: str) -> Any:
+        for name in names:
+            value = inputs.get(name) if isinstance(inputs, Mapping) else getattr(inputs, name, None)
+            if value is not None:
+                return value
+        return None
 
-    scores, generations = get("scores"), get("generations")
+    # ``analysis.data.Inputs`` names the main score rows ``R`` and the human score rows ``human``.
+    scores, generations = get("scores", "R"), get("generations")
     if scores is None:
         raise ValueError(
             f"resolve_inputs: inputs of type {type(inputs).__name__} has no 'scores'; pass a dataset folder, "
             "a mapping or an object with 'scores' and 'generations' (main split) DataFrames"
         )
+    human_scores, human_generations = get("human_scores", "human"), get("human_generations")
+    data_dir = get("data_dir")
+    if human_scores is not None and human_generations is None and data_dir is not None:
+        import alienbench_data as ab
+
+        if ab.manifest_of(Path(data_dir)).files_of("generations", "human"):
+            human_generations = ab.load("generations", "human", data_dir=Path(data_dir))
     return SimpleNamespace(
         scores=scores,
         generations=generations,
-        human_scores=get("human_scores"),
-        human_generations=get("human_generations"),
+        human_scores=human_scores,
+        human_generations=human_generations,
     )
 
 
@@ -226,11 +238,7 @@ def generation_table(
         func="generation_table",
     )
     dims = [c for c in DIM_COLUMNS if c in rows.columns]
-    values = rows[[*_KEYS, "ward_score", *dims]].astype({c: "float64" for c in ["ward_score", *dims]})
-    grouped = values.groupby(_KEYS, sort=False, observed=True)
-    table = grouped[["ward_score", *dims]].mean()
-    table["n_judges"] = grouped.size()
-    table = table.reset_index()
+    table = per_generation(rows, ["ward_score", *dims], keys=("model", "condition"))
     if generations is not None:
         cols = [c for c in ("completion_tokens", "response_words", "added_in_version") if c in generations.columns]
         meta = generations[["generation_id", *cols]].drop_duplicates("generation_id")
