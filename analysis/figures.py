@@ -609,6 +609,7 @@ def draw_all(
     n_boot: int = 10_000,
     seed: int = 1234,
     dpi: int = 200,
+    human_overlay: bool = True,
 ) -> list[Path]:
     """Draw every figure of spec section 6 (plus the human overlay of paper Fig. 1) as PNG and PDF.
 
@@ -627,6 +628,9 @@ def draw_all(
         they are computed here with BOOT-MEAN (``n_boot``, ``seed``).
     dpi
         Resolution of the PNG files.
+    human_overlay
+        Overlay the human baseline on the radars, as in the paper's Figure 1 (spec 12.10). The
+        authors' code draws fig5 without it; pass ``False`` for their version.
 
     Returns
     -------
@@ -637,7 +641,7 @@ def draw_all(
     table = generation_table(frames.scores)
     rates = feature_rates(table)
     human = None
-    if frames.human_scores is not None and len(frames.human_scores):
+    if human_overlay and frames.human_scores is not None and len(frames.human_scores):
         hs = frames.human_scores
         if "model" in hs.columns:
             hs = hs[hs["model"] == HUMAN_MODEL] if (hs["model"] == HUMAN_MODEL).any() else hs

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -88,8 +89,18 @@ def _design(rows: pd.DataFrame, length_col: str) -> tuple[np.ndarray, list[str]]
 
 
 # --------------------------------------------------------------------------------------------------
-# Subsets
+# Inputs and subsets
 # --------------------------------------------------------------------------------------------------
+
+
+def test_resolve_inputs_accepts_mappings_objects_and_analysis_inputs_names():
+    scores, gens = synthetic()
+    f = ra.resolve_inputs({"scores": scores, "generations": gens})
+    assert f.scores is scores and f.generations is gens and f.human_scores is None
+    f = ra.resolve_inputs(SimpleNamespace(R=scores, generations=gens, human=scores.iloc[:0]))  # analysis.data.Inputs
+    assert f.scores is scores and f.human_scores is not None and f.human_generations is None
+    with pytest.raises(ValueError, match="resolve_inputs: inputs of type dict has no 'scores'"):
+        ra.resolve_inputs({"generations": gens})
 
 
 def test_generation_table_is_judge_mean_sorted_by_id():
@@ -376,7 +387,10 @@ def test_raw_ranking_reproduces_reported_overall_scores(dataset):
 
 @pytest.mark.release
 def test_human_baseline_with_and_without_suspected_pastes(dataset):
-    frames = ra.resolve_inputs(dataset)
+    loaded = ra.resolve_inputs(dataset)
+    # an analysis.data.Inputs-like object: human generations come from its data_dir
+    frames = ra.resolve_inputs(SimpleNamespace(R=loaded.scores, human=loaded.human_scores, data_dir=dataset))
+    assert frames.human_generations is not None and len(frames.human_generations) == 100
     res = ra.human_baseline_sensitivity(frames.human_scores, frames.human_generations, n_boot=200)
     all_, excl = res.iloc[0], res.iloc[1]
     assert all_["n"] == 100 and round(all_["estimate"], 3) == 1.927  # spec 7.1
