@@ -420,6 +420,8 @@ class _Fit:
     data: pd.DataFrame
     use_t: bool
     df: float
+    method: str
+    length: str
 
 
 def _prepare(rows: pd.DataFrame, length: str, func: str) -> pd.DataFrame:
@@ -483,7 +485,7 @@ def _fit(rows: pd.DataFrame, *, length: str, method: str, func: str) -> _Fit:
     )
     x_grid = _design_rows(result, grid)[list(params.index)]
     contrasts = x_grid.groupby(grid["model"].to_numpy(), sort=True).mean().loc[models]
-    return _Fit(result, params, cov, contrasts, mean_log, data, use_t, df)
+    return _Fit(result, params, cov, contrasts, mean_log, data, use_t, df, method, length)
 
 
 def _design_rows(result: Any, grid: pd.DataFrame) -> pd.DataFrame:
@@ -548,7 +550,10 @@ def length_regression(
     on the per-generation means; clustering by generation accounts for the three correlated judge rows.
     Marginal means shift by c when every score shifts by c, so the rankings are location invariant.
     """
-    fit = _fit(rows, length=length, method=method, func="length_regression")
+    return _marginal_means(_fit(rows, length=length, method=method, func="length_regression"), level=level)
+
+
+def _marginal_means(fit: _Fit, *, level: float) -> pd.DataFrame:
     L = fit.contrasts.to_numpy(float)
     est = L @ fit.params.to_numpy(float)
     se = np.sqrt(np.einsum("ij,jk,ik->i", L, fit.cov.to_numpy(float), L))
@@ -560,8 +565,8 @@ def length_regression(
     out = pd.DataFrame(
         {
             "model": models,
-            "method": method,
-            "length": length,
+            "method": fit.method,
+            "length": fit.length,
             "n": [int(n_gen[m]) for m in models],
             "n_rows": [int(n_rows[m]) for m in models],
             "estimate": est,
@@ -592,9 +597,12 @@ def length_regression_coefficients(
         ``log_length`` is the change in Ward points per e-fold increase in length, within model and
         condition.
     """
+    return _coefficients(_fit(rows, length=length, method=method, func="length_regression_coefficients"), level=level)
+
+
+def _coefficients(fit: _Fit, *, level: float) -> pd.DataFrame:
     import scipy.stats
 
-    fit = _fit(rows, length=length, method=method, func="length_regression_coefficients")
     est = fit.params.to_numpy(float)
     se = np.sqrt(np.diag(fit.cov.to_numpy(float)))
     lo, hi = _interval(est, se, level=level, use_t=fit.use_t, df=fit.df)
@@ -603,8 +611,8 @@ def length_regression_coefficients(
     return pd.DataFrame(
         {
             "term": list(fit.params.index),
-            "method": method,
-            "length": length,
+            "method": fit.method,
+            "length": fit.length,
             "estimate": est,
             "se": se,
             "ci_low": lo,
@@ -725,7 +733,7 @@ def write_reanalysis(
     *,
     n_boot: int = 10_000,
     seed: int = 1234,
-    methods: Sequence[RegressionMethod] = ("ols_cluster",),
+    methods: Sequence[RegressionMethod] = ("ols_cluster", "mixedlm"),
 ) -> list[Path]:
     """Write the reanalysis tables and a short text summary; called by ``reproduce``.
 
@@ -740,7 +748,7 @@ def write_reanalysis(
     inputs
         See :func:`resolve_inputs`.
     methods
-        Regression methods to run (``"mixedlm"`` adds a few seconds).
+        Regression methods to run (each ``"mixedlm"`` fit takes about a second on the release).
 
     Returns
     -------
@@ -759,8 +767,9 @@ def write_reanalysis(
     regs, coefs = [], []
     for method in methods:
         for length in ("words", "tokens"):
-            regs.append(length_regression(rows, length=length, method=method))
-            coefs.append(length_regression_coefficients(rows, length=length, method=method))
+            fit = _fit(rows, length=length, method=method, func="write_reanalysis")
+            regs.append(_marginal_means(fit, level=0.95))
+            coefs.append(_coefficients(fit, level=0.95))
     agreement = pd.concat(
         [rank_agreement(d, label=f"per_100_{d['unit'].iat[0]}") for d in per_len]
         + [rank_agreement(r, label=f"regression_{r['method'].iat[0]}_log_{r['length'].iat[0]}") for r in regs],
