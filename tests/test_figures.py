@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +15,6 @@ from alienbench_data.schema import DIM_COLUMNS, DIMENSIONS
 from analysis import figures
 from analysis.reanalysis import generation_table, raw_ranking
 
-RELEASE = Path(
-    os.environ.get("ALIENBENCH_RELEASE", Path(__file__).resolve().parents[2] / "shared" / "alienbench-release")
-)
 CONDITIONS = ("baseline", "constrained_ammonia", "departure_primed", "detailed_description")
 
 
@@ -217,18 +213,9 @@ def test_draw_all_with_eleven_models_and_reruns_byte_identical(synth, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def dataset(request, tmp_path_factory):
-    try:
-        return Path(request.getfixturevalue("built_dataset"))
-    except pytest.FixtureLookupError:
-        pass
-    if not RELEASE.is_dir():
-        pytest.skip(f"release not found at {RELEASE}")
-    from alienbench_data.build import build
-
-    out = tmp_path_factory.mktemp("figures_ds") / "ds"
-    build(RELEASE, out)
-    return out
+def dataset(built_dataset):
+    """The dataset built once per session from the authors' release (tests/conftest.py)."""
+    return Path(built_dataset)
 
 
 @pytest.mark.release

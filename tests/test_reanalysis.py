@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,11 +15,6 @@ from hypothesis import strategies as st
 
 from alienbench_data.schema import DIM_COLUMNS, DIMENSIONS
 from analysis import reanalysis as ra
-
-RELEASE = Path(
-    os.environ.get("ALIENBENCH_RELEASE", Path(__file__).resolve().parents[2] / "shared" / "alienbench-release")
-)
-
 
 # --------------------------------------------------------------------------------------------------
 # Synthetic data (independent of the release)
@@ -339,26 +333,17 @@ def test_subset_sensitivity_all_is_identity_and_empty_models_are_nan():
 
 
 @pytest.fixture(scope="module")
-def dataset(request, tmp_path_factory):
-    try:
-        return Path(request.getfixturevalue("built_dataset"))
-    except pytest.FixtureLookupError:
-        pass
-    if not RELEASE.is_dir():
-        pytest.skip(f"release not found at {RELEASE}")
-    from alienbench_data.build import build
-
-    out = tmp_path_factory.mktemp("reanalysis_ds") / "ds"
-    build(RELEASE, out)
-    return out
+def dataset(built_dataset):
+    """The dataset built once per session from the authors' release (tests/conftest.py)."""
+    return Path(built_dataset)
 
 
 @pytest.mark.release
-def test_per_100_tokens_reproduces_reported_table(dataset):
+def test_per_100_tokens_reproduces_reported_table(dataset, reported_dir):
     frames = ra.resolve_inputs(dataset)
     table = ra.generation_table(frames.scores, frames.generations)
     res = ra.length_normalised(table, unit="tokens").set_index("model")
-    rep = pd.read_csv(RELEASE / "results" / "table_length_adjusted_per_model.csv").set_index("subject_model")
+    rep = pd.read_csv(reported_dir / "table_length_adjusted_per_model.csv").set_index("subject_model")
     assert sorted(res.index) == sorted(rep.index)
     for m in rep.index:
         assert res.at[m, "estimate"] == pytest.approx(rep.at[m, "mean_ward_per_100"], abs=1e-9)
@@ -374,10 +359,10 @@ def test_per_100_tokens_reproduces_reported_table(dataset):
 
 
 @pytest.mark.release
-def test_raw_ranking_reproduces_reported_overall_scores(dataset):
+def test_raw_ranking_reproduces_reported_overall_scores(dataset, reported_dir):
     frames = ra.resolve_inputs(dataset)
     res = ra.raw_ranking(ra.generation_table(frames.scores)).set_index("model")
-    rep = pd.read_csv(RELEASE / "results" / "table_length_adjusted_per_model.csv").set_index("subject_model")
+    rep = pd.read_csv(reported_dir / "table_length_adjusted_per_model.csv").set_index("subject_model")
     for m in rep.index:
         assert res.at[m, "estimate"] == pytest.approx(rep.at[m, "mean_ward"], abs=1e-9)
         assert res.at[m, "ci_low"] == pytest.approx(rep.at[m, "ward_ci_lo"], abs=1e-9)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import os
 import re
 from pathlib import Path
 
@@ -14,9 +13,6 @@ import pytest
 from alienbench_data.schema import DIM_COLUMNS, DIMENSIONS
 from analysis import report
 
-RELEASE = Path(
-    os.environ.get("ALIENBENCH_RELEASE", Path(__file__).resolve().parents[2] / "shared" / "alienbench-release")
-)
 CONDITIONS = ("baseline", "departure_primed", "constrained_ammonia")
 EVIL = 'evil/<script>alert("x")</script>&co'
 
@@ -162,24 +158,15 @@ def test_report_is_deterministic(board, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def dataset(request, tmp_path_factory):
-    try:
-        return Path(request.getfixturevalue("built_dataset"))
-    except pytest.FixtureLookupError:
-        pass
-    if not RELEASE.is_dir():
-        pytest.skip(f"release not found at {RELEASE}")
-    from alienbench_data.build import build
-
-    out = tmp_path_factory.mktemp("report_ds") / "ds"
-    build(RELEASE, out)
-    return out
+def dataset(built_dataset):
+    """The dataset built once per session from the authors' release (tests/conftest.py)."""
+    return Path(built_dataset)
 
 
 @pytest.mark.release
-def test_leaderboard_on_release_matches_reported_scores(dataset):
+def test_leaderboard_on_release_matches_reported_scores(dataset, reported_dir):
     lb = report.leaderboard(dataset).set_index("model")
-    rep = pd.read_csv(RELEASE / "results" / "table_length_adjusted_per_model.csv").set_index("subject_model")
+    rep = pd.read_csv(reported_dir / "table_length_adjusted_per_model.csv").set_index("subject_model")
     assert sorted(lb.index) == sorted(rep.index)
     for m in rep.index:
         assert lb.at[m, "mean"] == pytest.approx(rep.at[m, "mean_ward"], abs=1e-9)
@@ -189,14 +176,14 @@ def test_leaderboard_on_release_matches_reported_scores(dataset):
     assert lb.index[0] == "deepseek/deepseek-v3.2" and lb["rank"].iat[-1] == 10
     assert not lb["is_new"].any() and (lb["added_in_version"] == "1.0.0").all()
     # pooled departure rates (spec A5 / table_departure_freq) are the mean of the per-model rates (equal n)
-    freq = pd.read_csv(RELEASE / "results" / "table_departure_freq.csv").set_index("dimension")["departure_rate"]
+    freq = pd.read_csv(reported_dir / "table_departure_freq.csv").set_index("dimension")["departure_rate"]
     for d in DIMENSIONS:
         assert lb[f"rate_{d}"].mean() == pytest.approx(freq[d], abs=1e-9)
 
 
 @pytest.mark.release
 @pytest.mark.slow
-def test_appended_model_is_ranked_and_marked_in_the_report(dataset, tmp_path):
+def test_appended_model_is_ranked_and_marked_in_the_report(dataset, release_dir, tmp_path):
     """Issue 5 item 7: after a model is appended as a new version, the leaderboard ranks it with the
     others and the HTML report marks it with its added_in_version."""
     import alienbench_data as ab
@@ -206,7 +193,7 @@ def test_appended_model_is_ranked_and_marked_in_the_report(dataset, tmp_path):
 
     held_out, new_name = "anthropic/claude-opus-4.7", "acme/replayed-<claude>"
     ds = tmp_path / "ds"
-    build(RELEASE, ds, exclude_models=(held_out,))
+    build(release_dir, ds, exclude_models=(held_out,))
     gens = ab.load("generations", "main", data_dir=dataset)
     scores = ab.load("scores", "main", data_dir=dataset)
 
