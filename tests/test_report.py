@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from alienbench_data.schema import DIM_COLUMNS, DIMENSIONS
 from analysis import report
@@ -222,3 +224,19 @@ def test_appended_model_is_ranked_and_marked_in_the_report(dataset, release_dir,
     ).read_text(encoding="utf-8")
     assert 'acme/replayed-&lt;claude&gt;<span class="badge">new in v1.1.0</span>' in html
     assert html.count("data:image/png;base64,") == 5
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(c=st.floats(min_value=-10, max_value=10, allow_nan=False), seed=st.integers(0, 2**16))
+def test_leaderboard_shift_property(c, seed):
+    """Adding c to every judge score shifts every score-level column by c and keeps every ranking."""
+    scores, gens = synthetic(MODELS[:5], n_per=3, seed=seed)
+    shifted = scores.assign(ward_score=scores["ward_score"].astype(float) + c)
+    a = report.leaderboard({"scores": scores, "generations": gens}, n_boot=100).set_index("model")
+    b = report.leaderboard({"scores": shifted, "generations": gens}, n_boot=100).set_index("model").loc[a.index]
+    cols = ["mean", "ci_low", "ci_high", "adjusted_mean", "adjusted_ci_low", "adjusted_ci_high"]
+    cols += [x for x in a.columns if x.startswith("mean_")]
+    for col in cols:
+        np.testing.assert_allclose(b[col], a[col] + c, atol=1e-8, err_msg=col)
+    for col in ("rank", "adjusted_rank", "rank_change"):
+        assert list(a[col]) == list(b[col]), col
