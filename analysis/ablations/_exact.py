@@ -49,6 +49,7 @@ from ._stats import average_ranks
 __all__ = [
     "PermutationStream",
     "buffered_mean",
+    "fresh_permutations",
     "grouped_mean",
     "kendall_rows",
     "perm_kendall",
@@ -185,21 +186,49 @@ class PermutationStream:
         if end > L:
             return None
         starts = np.asarray(starts_l, dtype=itype)
-        # accepted values per slot, then NumPy's Fisher-Yates swaps (i <-> j for i = n-1, ..., 1)
-        perm = np.tile(np.arange(n, dtype=np.int64), (count, 1))
-        rows = np.arange(count)
+        # accepted values per slot, then NumPy's Fisher-Yates swaps (i <-> j for i = n-1, ..., 1), done on the
+        # transposed (n, count) layout with flat take/put, which is much cheaper than 2-D fancy indexing
+        perm_t = np.repeat(np.arange(n, dtype=np.int64), count).reshape(n, count)
+        flat = perm_t.reshape(-1)
+        base = np.arange(count, dtype=np.int64)
         p = starts
         for (i, m), a in zip(slots, step, strict=True):
             if a is not None:
                 p = a[p] - 1  # the accepted position
-            j = masked[m][p].astype(np.int64)
-            tmp = perm[:, i].copy()
-            perm[:, i] = perm[rows, j]
-            perm[rows, j] = tmp
+            where_j = masked[m][p].astype(np.int64) * count + base
+            tmp = perm_t[i].copy()
+            perm_t[i] = flat.take(where_j)
+            flat.put(where_j, tmp)
             p = p + 1
+        perm = np.ascontiguousarray(perm_t.T)
         self._buf = self._buf[end:]
         self.consumed += int(end)
         return perm
+
+_PREFIX_CACHE: dict[tuple[int, int], tuple[PermutationStream, np.ndarray]] = {}
+_PREFIX_CACHE_MAX_ELEMS = 4_000_000  # ~32 MB of int64 per (seed, n)
+
+
+def fresh_permutations(seed: int, count: int, n: int) -> np.ndarray:
+    """The first ``count`` permutations (length ``n``) of a fresh ``default_rng(seed)``, as a read-only array.
+
+    The reference starts a new seed-0 generator for every dimension-LOO and judge null and one
+    seed-0 stream for the prompt matrix, so they all share a prefix of the same stream; it is
+    drawn once per process and extended on demand (up to ~4 M indices per (seed, n), beyond which
+    nothing is cached).
+    """
+    key = (int(seed), int(n))
+    if int(count) * int(n) > _PREFIX_CACHE_MAX_ELEMS:
+        return PermutationStream(int(seed)).draw(count, n)
+    stream, perms = _PREFIX_CACHE.get(key, (None, None))
+    if stream is None or perms is None:
+        stream, perms = PermutationStream(int(seed)), np.empty((0, int(n)), dtype=np.int64)
+    if perms.shape[0] < count:
+        perms = np.concatenate([perms, stream.draw(count - perms.shape[0], n)])
+        perms.setflags(write=False)
+        _PREFIX_CACHE[key] = (stream, perms)
+    return perms[:count]
+
 
 # --------------------------------------------------------------------------------------------
 # batched rank correlations (bit-exact replicas of scipy)
@@ -282,10 +311,13 @@ def perm_kendall(x: np.ndarray, y: np.ndarray, perms: np.ndarray, *,
         raise ValueError(f"perm_kendall: permute must be 'first' or 'second'; got {permute!r}")
     iu, ju = np.triu_indices(n, 1)
     fixed, moved = (y, x) if permute == "first" else (x, y)
-    sign_moved = np.sign(moved[:, None] - moved[None, :]).astype(np.int8)  # (n, n)
-    s_m = sign_moved[perms[:, iu], perms[:, ju]]  # (B, pairs)
+    # sign(moved[p_i] - moved[p_j]) from small integer ranks (2 x mid-rank), gathered per draw
+    rank2 = (2 * average_ranks(moved)).astype(np.int16 if n < 16_000 else np.int64)
+    rp = rank2[perms]
+    a, b = rp[:, iu], rp[:, ju]
+    s_m = (a > b).view(np.int8) - (a < b).view(np.int8)
     s_f = np.sign(fixed[iu] - fixed[ju]).astype(np.int8)
-    cmd = s_m.astype(np.int64) @ s_f.astype(np.int64)
+    cmd = np.einsum("ij,j->i", s_m, s_f, dtype=np.int64 if iu.size > 32_000 else np.int32)
     tot = n * (n - 1) // 2
     xt, yt = int(_tie_pairs(x)), int(_tie_pairs(y))
     if xt == tot or yt == tot:

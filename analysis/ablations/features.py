@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._data import DIMENSIONS, AblationInputs, GenerationTable, generation_table, load_ablation_inputs
-from ._exact import PermutationStream, buffered_mean, kendall_rows, perm_kendall, perm_spearman, spearman_rows
+from ._exact import PermutationStream, buffered_mean, fresh_permutations, kendall_rows, perm_kendall, perm_spearman, spearman_rows
 from ._format import fmt_table, write_csv, write_text
 from ._stats import average_ranks
 
@@ -129,7 +129,7 @@ def leave_one_out(gt: GenerationTable, *, n_perm: int = N_PERM_LOO, seed: int = 
             else float("nan")
         lo = hi = mean = float("nan")
         if x.size >= 3 and np.ptp(x) > 0 and np.ptp(fv) > 0:
-            perms = PermutationStream(seed).draw(n_perm, x.size)
+            perms = fresh_permutations(seed, n_perm, x.size)
             draws = perm_spearman(x, fv, perms, permute="first")
             draws = draws[~np.isnan(draws)]
             mean = buffered_mean(draws)

@@ -23,7 +23,7 @@ import pandas as pd
 import alienbench_data as ab
 
 from ._data import AblationInputs, generation_table, load_ablation_inputs
-from ._exact import PermutationStream, buffered_mean, perm_spearman
+from ._exact import PermutationStream, buffered_mean, fresh_permutations, perm_spearman
 from ._format import fmt_table, write_csv, write_text
 from ._stats import spearman
 
@@ -194,9 +194,16 @@ def prompt_null(means: pd.DataFrame, *, n_perm: int = N_PERM, seed: int = NULL_S
     rho = prompt_rho_matrix(means) if rho is None else rho
     mad = prompt_mad_matrix(means) if mad is None else mad
     n_mat = prompt_n_matrix(means)
-    stream = PermutationStream(seed)
-    rows = []
     cols = list(means.columns)
+    sizes = [_pairs(means, a, b)[0].size for a in cols for b in cols if a != b]
+    sizes = [k for k in sizes if k >= 3]
+    if len(set(sizes)) == 1:  # one length: the whole matrix is a prefix of the seed's stream (cached)
+        batch = fresh_permutations(seed, n_perm * len(sizes), sizes[0])
+        chunks = iter(batch[k:k + n_perm] for k in range(0, batch.shape[0], n_perm))
+        draw = lambda count, n: next(chunks)  # noqa: E731
+    else:
+        draw = PermutationStream(seed).draw
+    rows = []
     rho_np, mad_np, n_np = rho.to_numpy(), mad.to_numpy(), n_mat.to_numpy()
     for ia, a in enumerate(cols):
         for ib, b in enumerate(cols):
@@ -204,7 +211,7 @@ def prompt_null(means: pd.DataFrame, *, n_perm: int = N_PERM, seed: int = NULL_S
             r_obs, m_ab = float(rho_np[ia, ib]), float(mad_np[ia, ib])
             null_mean = lo = hi = p = np.nan
             if a != b and x.size >= 3:
-                perms = stream.draw(n_perm, x.size)
+                perms = draw(n_perm, x.size)
                 draws = perm_spearman(x, y, perms, permute="second")
                 null_mean = buffered_mean(draws)
                 lo, hi = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
