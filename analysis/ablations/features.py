@@ -31,6 +31,7 @@ __all__ = [
     "RHO_THRESH",
     "TAU_THRESH",
     "feature_ablation",
+    "best_subset_indices",
     "full_means",
     "leave_one_out",
     "min_k_null",
@@ -188,13 +189,13 @@ def subset_search(gt: GenerationTable) -> SubsetSearch:
     for k in range(1, masks.shape[1] + 1):
         sel = np.flatnonzero(sizes == k)
         r, t, m = rho[sel], tau[sel], mad[sel]
-        b_rho, b_tau, run_min = -np.inf, -np.inf, np.inf
-        for j, idx in enumerate(sel):
-            if not np.isnan(r[j]) and (r[j] > b_rho or (r[j] == b_rho and m[j] < run_min)):
-                b_rho, best_rho_subset[k] = r[j], names[idx]
-            if not np.isnan(t[j]) and t[j] > b_tau:
-                b_tau, best_tau_subset[k] = t[j], names[idx]
-            run_min = min(run_min, m[j])
+        i_rho, i_tau = best_subset_indices(r, t, m)
+        b_rho = r[i_rho] if i_rho is not None else -np.inf
+        b_tau = t[i_tau] if i_tau is not None else -np.inf
+        if i_rho is not None:
+            best_rho_subset[k] = names[sel[i_rho]]
+        if i_tau is not None:
+            best_tau_subset[k] = names[sel[i_tau]]
         rows.append({
             "k": k, "n_subsets": int(sel.size),
             "best_rho": float(b_rho) if np.isfinite(b_rho) else float("nan"),
@@ -211,6 +212,25 @@ def subset_search(gt: GenerationTable) -> SubsetSearch:
     return SubsetSearch(table=table, per_subset=per_subset, best_rho_subset=best_rho_subset,
                         best_tau_subset=best_tau_subset, min_k_rho=int(hit_r.min()) if len(hit_r) else -1,
                         min_k_tau=int(hit_t.min()) if len(hit_t) else -1)
+
+
+def best_subset_indices(rho: np.ndarray, tau: np.ndarray, mad: np.ndarray) -> tuple[int | None, int | None]:
+    """Example subsets of one size k, with the reference's scan rule (spec 9.2, quirk 13.14).
+
+    Scanning in order: the tau example is the first subset attaining the maximum tau (strict >
+    updates); the rho example is updated when rho > best, or rho == best and its MAD is below the
+    running minimum MAD over *all* subsets scanned so far (not only the best ones). NaN values never
+    update. Returns positions (None if all NaN).
+    """
+    b_rho, b_tau, run_min = -np.inf, -np.inf, np.inf
+    i_rho = i_tau = None
+    for j in range(len(rho)):
+        if not np.isnan(rho[j]) and (rho[j] > b_rho or (rho[j] == b_rho and mad[j] < run_min)):
+            b_rho, i_rho = rho[j], j
+        if not np.isnan(tau[j]) and tau[j] > b_tau:
+            b_tau, i_tau = tau[j], j
+        run_min = min(run_min, mad[j])
+    return i_rho, i_tau
 
 
 def rank_preserving_subsets(search: SubsetSearch) -> pd.DataFrame:
