@@ -185,7 +185,8 @@ def test_known_values_hand_derived() -> None:
     # one discordant pair out of 45: tau = 43/45
     assert perm_kendall(x, x, p, permute="first")[0] == pytest.approx(43 / 45, abs=1e-15)
     # tau-b with a tie in y: 5 concordant of 6 pairs, one tied in y -> 5 / sqrt(6 * 5)
-    assert kendall_rows(np.array([1.0, 2, 3, 4]), np.array([1.0, 1, 2, 3])) == pytest.approx(5 / math.sqrt(30), abs=1e-15)
+    tau = kendall_rows(np.array([1.0, 2, 3, 4]), np.array([1.0, 1, 2, 3]))
+    assert tau == pytest.approx(5 / math.sqrt(30), abs=1e-15)
     # Spearman with ties by hand: ranks (1, 2, 3, 4) vs (1.5, 1.5, 3, 4): sum d^2-free Pearson = 4.5 / sqrt(5 * 4.5)
     assert spearman_rows(np.array([1.0, 2, 3, 4]), np.array([1.0, 1, 2, 3])) == pytest.approx(
         4.5 / math.sqrt(5 * 4.5), abs=1e-15)

@@ -51,8 +51,9 @@ def synthetic_inputs(seed: int = 0, models: tuple[str, ...] = ("a/m1", "b/m2", "
                 p_dep = 0.2 + 0.12 * m_i + (0.1 if cond != "baseline" else 0.0)
                 for j in judges:
                     dims = (rng.random(10) < p_dep).astype(np.int8)
+                    labels = {c: int(v) for c, v in zip(ab.DIM_COLUMNS, dims, strict=True)}
                     row = {"generation_id": gid, "model": m, "condition": cond, "judge": j,
-                           "ward_score": int(dims.sum()), **{c: int(v) for c, v in zip(ab.DIM_COLUMNS, dims, strict=True)}}
+                           "ward_score": int(dims.sum()), **labels}
                     (para if split == "paraphrase" else main).append(row)
     return AblationInputs(R=pd.DataFrame(main), paraphrase=pd.DataFrame(para), generations=pd.DataFrame(gens))
 

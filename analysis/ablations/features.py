@@ -22,16 +22,24 @@ import numpy as np
 import pandas as pd
 
 from ._data import DIMENSIONS, AblationInputs, GenerationTable, generation_table, load_ablation_inputs
-from ._exact import PermutationStream, buffered_mean, fresh_permutations, kendall_rows, perm_kendall, perm_spearman, spearman_rows
+from ._exact import (
+    PermutationStream,
+    buffered_mean,
+    fresh_permutations,
+    kendall_rows,
+    perm_kendall,
+    perm_spearman,
+    spearman_rows,
+)
 from ._format import fmt_table, write_csv, write_text
 from ._stats import average_ranks
 
 __all__ = [
-    "FeatureAblation",
     "RHO_THRESH",
     "TAU_THRESH",
-    "feature_ablation",
+    "FeatureAblation",
     "best_subset_indices",
+    "feature_ablation",
     "full_means",
     "leave_one_out",
     "min_k_null",

@@ -65,8 +65,8 @@ def panel_means(gt: GenerationTable, judges: Sequence[str]) -> pd.Series:
     codes, models = pd.factorize(gt.model[keep], sort=True)
     from ._exact import grouped_mean
 
-    out = pd.Series(grouped_mean(num[keep] / cnt[keep], codes, len(models)), index=pd.Index(models, name="subject_model"))
-    return out
+    means = grouped_mean(num[keep] / cnt[keep], codes, len(models))
+    return pd.Series(means, index=pd.Index(models, name="subject_model"))
 
 
 def heldout_null(reduced: pd.Series, heldout: pd.Series, *, n_perm: int = N_PERM,
@@ -328,14 +328,17 @@ def summary_text(res: JudgeAblation) -> str:
         "Cross-model stratified Krippendorff alpha on Ward total, computed on the judges INSIDE each reduced panel. "
         "Alpha requires at least two raters and is therefore NOT DEFINED for k=1; single-judge panels cannot be "
         "assessed on this axis. This is a structural asymmetry of the reliability axis, not a missing measurement.", "",
-        f"Leave-one-judge-out alpha range: [{loo['alpha_cross_model'].min():.3f}, {loo['alpha_cross_model'].max():.3f}].",
+        f"Leave-one-judge-out alpha range: [{loo['alpha_cross_model'].min():.3f}, "
+        f"{loo['alpha_cross_model'].max():.3f}].",
         f"Size-sweep alpha (k>=2) spans min={rel['min_alpha_cross_model'].min():.3f} to "
         f"mean-at-best-k={rel['mean_alpha_cross_model'].max():.3f}; tentative-conclusions bar is alpha >= "
         f"{ALPHA_TENTATIVE}.", "",
-        f"## Preregistered thresholds (rho_heldout >= {RHO_BAR:.2f}; alpha drop from full panel <= {ALPHA_DROP_BAR:.2f})",
+        f"## Preregistered thresholds (rho_heldout >= {RHO_BAR:.2f}; alpha drop from full panel <= "
+        f"{ALPHA_DROP_BAR:.2f})",
         "",
         f"Full-panel cross-model alpha: {res.alpha_full:.3f}.",
-        f"Single judges clearing rho_heldout >= {RHO_BAR:.2f}: {int(s['rho_heldout_above_stable_bar'].sum())}/{n_single}.",
+        f"Single judges clearing rho_heldout >= {RHO_BAR:.2f}: "
+        f"{int(s['rho_heldout_above_stable_bar'].sum())}/{n_single}.",
         f"Leave-one-judge-out sub-panels clearing rho_heldout >= {RHO_BAR:.2f}: "
         f"{int(loo['rho_heldout_above_stable_bar'].sum())}/{len(loo)}.",
         f"Leave-one-judge-out sub-panels with alpha drop <= {ALPHA_DROP_BAR:.2f}: "
@@ -343,8 +346,9 @@ def summary_text(res: JudgeAblation) -> str:
     ]
     for _, r in sw.iterrows():
         n = int(r["n_subsets"])
-        lines.append(f"  k={int(r['k'])} ({n} subsets):; rho_heldout bar {_count(int(r['n_rho_heldout_above_stable_bar']), n)}"
-                     f"; alpha-drop bar {_count(int(r['n_alpha_drop_within_bar']), n)}.")
+        bar_rho = _count(int(r["n_rho_heldout_above_stable_bar"]), n)
+        bar_alpha = _count(int(r["n_alpha_drop_within_bar"]), n)
+        lines.append(f"  k={int(r['k'])} ({n} subsets):; rho_heldout bar {bar_rho}; alpha-drop bar {bar_alpha}.")
     lines += ["", "## Same-family rank sensitivity", ""]
     for _, r in loo.iterrows():
         if not r["sf_subject"]:
@@ -402,8 +406,8 @@ def latex_table(res: JudgeAblation) -> str:
                      f"{marks(r['rho_vs_heldout'], r['null_rho_hi95'])} & {r['null_rho_hi95']:.2f} & "
                      f"{int(r['rank_changes_vs_heldout'])} \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", "", "\\vspace{0.5em}", "", "\\begin{tabular}{cccccc}", "\\toprule",
-              "$k$ & \\#subsets & Mean $\\rho_{\\text{heldout}}$ & Min $\\rho_{\\text{heldout}}$ & Max null $95\\%$ hi & "
-              "\\#above null \\\\", "\\midrule"]
+              "$k$ & \\#subsets & Mean $\\rho_{\\text{heldout}}$ & Min $\\rho_{\\text{heldout}}$ & "
+              "Max null $95\\%$ hi & \\#above null \\\\", "\\midrule"]
     for _, r in sw.iterrows():
         n = int(r["n_subsets"])
         if int(r["n_rho_above_null_hi95"]) < 0:
@@ -429,11 +433,14 @@ def latex_table(res: JudgeAblation) -> str:
         if int(r["n_alpha_above_tentative"]) < 0:
             lines.append(f"{int(r['k'])} & {n} & {nd} & {nd} & {nd} & {nd} \\\\")
         else:
-            lines.append(f"{int(r['k'])} & {n} & {r['mean_alpha_cross_model']:.2f} & {r['min_alpha_cross_model']:.2f} & "
-                         f"{int(r['n_alpha_above_tentative'])}/{n} & {int(r['n_alpha_drop_within_bar'])}/{n} \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", "", "\\vspace{0.75em}", "\\textbf{Panel C. Same-family rank sensitivity.}",
-              "\\vspace{0.25em}", "", "\\begin{tabular}{llccc}", "\\toprule",
-              "Excluded judge & Same-family subject & Rank (full) & Rank (LOO) & $\\Delta$ (LOO$-$full) \\\\", "\\midrule"]
+            lines.append(f"{int(r['k'])} & {n} & {r['mean_alpha_cross_model']:.2f} & "
+                         f"{r['min_alpha_cross_model']:.2f} & {int(r['n_alpha_above_tentative'])}/{n} & "
+                         f"{int(r['n_alpha_drop_within_bar'])}/{n} \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", "", "\\vspace{0.75em}",
+              "\\textbf{Panel C. Same-family rank sensitivity.}", "\\vspace{0.25em}", "", "\\begin{tabular}{llccc}",
+              "\\toprule",
+              "Excluded judge & Same-family subject & Rank (full) & Rank (LOO) & $\\Delta$ (LOO$-$full) \\\\",
+              "\\midrule"]
     for _, r in loo.iterrows():
         if not r["sf_subject"]:
             continue
@@ -447,7 +454,8 @@ def write_judge_outputs(res: JudgeAblation, out_dir: str | Path) -> dict[str, Pa
     """Write the reference's judge-ablation files (spec 11)."""
     out = Path(out_dir)
     return {
-        "table_ablation_judges_single.csv": write_csv(res.single, out / "table_ablation_judges_single.csv", index=False),
+        "table_ablation_judges_single.csv": write_csv(res.single, out / "table_ablation_judges_single.csv",
+                                                      index=False),
         "table_ablation_judges_loo.csv": write_csv(res.loo, out / "table_ablation_judges_loo.csv", index=False),
         "table_ablation_judges_sizesweep.csv": write_csv(res.sweep, out / "table_ablation_judges_sizesweep.csv",
                                                          index=False),
