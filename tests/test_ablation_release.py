@@ -125,6 +125,15 @@ def test_spec_values(outputs: tuple[Path, dict]) -> None:
     assert list(j.loo["sf_rank_delta"]) == [-1.0, 0.0, 0.0]
 
 
+def test_stability_table_both_units(outputs: tuple[Path, dict]) -> None:
+    out, _ = outputs
+    st = pd.read_csv(out / "table_ablation_prompt_stability.csv")
+    rep = st.loc[st["run"] == "reproduction"].set_index(["unit", "criterion"])["count"]
+    assert [rep["ordered", c] for c in ("rho_above_null_hi95", "rho_bar", "mad_bar", "both_bars")] == [26, 6, 10, 2]
+    assert [rep["unordered", c] for c in ("rho_above_null_hi95", "rho_bar", "mad_bar", "both_bars")] == [13, 3, 5, 1]
+    assert set(st["run"]) == {"reproduction", "no_truncated", "baseline_n10", "no_truncated_baseline_n10"}
+
+
 def test_sensitivity_tables(outputs: tuple[Path, dict], dataset: Path) -> None:
     out, res = outputs
     sens = res["prompt_sensitivity"]

@@ -578,7 +578,9 @@ def write_prompt_outputs(res: PromptAblation, out_dir: str | Path, *,
     """Write the reference's prompt-ablation files (spec 11) and, if given, the labelled sensitivity files.
 
     Files: table_ablation_prompt.csv, _corr.csv, _corr_n.csv, _mad.csv, _null.csv,
-    summary_ablation_prompt.txt, tab_ablation_prompt.tex; sensitivity runs write
+    summary_ablation_prompt.txt, tab_ablation_prompt.tex; new (not in the reference):
+    table_ablation_prompt_stability.csv (run, unit = ordered | unordered, criterion, count, n) for the
+    reproduction and every sensitivity run; sensitivity runs write
     table_ablation_prompt_sensitivity_<label>{,_corr,_corr_n,_mad,_null}.csv and append their
     labelled section to the summary (after the reproduced text, which is left unchanged).
     """
@@ -594,6 +596,11 @@ def write_prompt_outputs(res: PromptAblation, out_dir: str | Path, *,
         paths[f"{stem}_null.csv"] = write_csv(r.null, out / f"{stem}_null.csv", index=False)
 
     tables(res, "table_ablation_prompt")
+    runs = {"reproduction": res, **(sensitivity or {})}
+    stab = pd.concat([r.stability(u).assign(run=k) for k, r in runs.items() for u in ("ordered", "unordered")],
+                     ignore_index=True)[["run", "unit", "criterion", "count", "n"]]
+    paths["table_ablation_prompt_stability.csv"] = write_csv(stab, out / "table_ablation_prompt_stability.csv",
+                                                             index=False)
     text = summary_text(res)
     if sensitivity:
         for key, r in sensitivity.items():
