@@ -221,3 +221,15 @@ def test_feature_ablation_files(rows: pd.DataFrame, tmp_path) -> None:
     assert len(pd.read_csv(paths["table_ablation_dimensions_null_min_k.csv"])) == 20
     tex = paths["tab_ablation_dimensions.tex"].read_text(encoding="utf-8")
     assert tex.count("\\\\\n") >= 22 and "observed min $k=" in tex
+
+
+def test_run_all_without_a_paraphrase_split(rows: pd.DataFrame, tmp_path) -> None:
+    from analysis.ablations import AblationInputs, run_all
+
+    gens = rows[["generation_id", "model", "condition"]].drop_duplicates().assign(
+        sample_index=0, in_paraphrase_reference=False, quality_flags=[[]] * rows["generation_id"].nunique())
+    res = run_all(AblationInputs(R=rows, paraphrase=rows.iloc[:0], generations=gens), tmp_path)
+    assert res["prompt"] is None and "prompt" not in res["timings"]
+    assert (tmp_path / "table_ablation_dimensions_loo.csv").is_file()
+    assert (tmp_path / "table_ablation_judges_sizesweep.csv").is_file()
+    assert not (tmp_path / "table_ablation_prompt.csv").exists()

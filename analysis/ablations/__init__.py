@@ -55,7 +55,8 @@ def run_all(inputs_or_data_dir: object, out_dir: str | Path) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``prompt`` (:class:`PromptAblation`), ``prompt_sensitivity`` (label -> PromptAblation),
+        ``prompt`` (:class:`PromptAblation`, None without a paraphrase split), ``prompt_sensitivity``
+        (label -> PromptAblation),
         ``features`` (:class:`FeatureAblation`), ``judges`` (:class:`JudgeAblation`), ``paths``
         (file name -> path written) and ``timings`` (seconds per ablation).
     """
@@ -63,11 +64,14 @@ def run_all(inputs_or_data_dir: object, out_dir: str | Path) -> dict[str, Any]:
     timings: dict[str, float] = {}
     paths: dict[str, Path] = {}
 
-    t0 = time.perf_counter()
-    prompt = prompt_ablation(src)
-    sens = sensitivity_runs(src)
-    paths.update(write_prompt_outputs(prompt, out_dir, sensitivity=sens))
-    timings["prompt"] = time.perf_counter() - t0
+    prompt: PromptAblation | None = None
+    sens: dict[str, PromptAblation] = {}
+    if len(src.paraphrase):  # the paraphrase split is optional in a dataset
+        t0 = time.perf_counter()
+        prompt = prompt_ablation(src)
+        sens = sensitivity_runs(src)
+        paths.update(write_prompt_outputs(prompt, out_dir, sensitivity=sens))
+        timings["prompt"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     features = feature_ablation(src)

@@ -75,11 +75,14 @@ def load_ablation_inputs(source: object = None) -> AblationInputs:
         return source
     if hasattr(source, "R") and hasattr(source, "data_dir"):  # analysis.data.Inputs
         data_dir = Path(source.data_dir)
+        has_para = bool(ab.manifest_of(data_dir).files_of("scores", "paraphrase"))
         para = source.paraphrase
         if para is None:
-            para = ab.load("scores", "paraphrase", data_dir=data_dir)
-        gens = pd.concat([_gen_subset(source.generations),
-                          _gen_subset(ab.load("generations", "paraphrase", data_dir=data_dir))], ignore_index=True)
+            para = ab.load("scores", "paraphrase", data_dir=data_dir) if has_para else source.R.iloc[:0]
+        gens = _gen_subset(source.generations)
+        if has_para:
+            gens = pd.concat([gens, _gen_subset(ab.load("generations", "paraphrase", data_dir=data_dir))],
+                             ignore_index=True)
         return AblationInputs(R=source.R, paraphrase=para, generations=gens, data_dir=data_dir)
     if source is not None and not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"load_ablation_inputs: source must be a dataset folder path, analysis.data.Inputs or "
@@ -87,10 +90,13 @@ def load_ablation_inputs(source: object = None) -> AblationInputs:
     from alienbench_data.loader import resolve_data_dir
 
     root = resolve_data_dir(source)
+    manifest = ab.manifest_of(root)
     scores = ab.load("scores", "main", data_dir=root)
-    para = ab.load("scores", "paraphrase", data_dir=root)
-    gens = pd.concat([_gen_subset(ab.load("generations", "main", data_dir=root)),
-                      _gen_subset(ab.load("generations", "paraphrase", data_dir=root))], ignore_index=True)
+    gens = _gen_subset(ab.load("generations", "main", data_dir=root))
+    para = scores.iloc[:0]
+    if manifest.files_of("scores", "paraphrase"):  # a dataset without the paraphrase split: no prompt ablation
+        para = ab.load("scores", "paraphrase", data_dir=root)
+        gens = pd.concat([gens, _gen_subset(ab.load("generations", "paraphrase", data_dir=root))], ignore_index=True)
     return AblationInputs(R=scores, paraphrase=para, generations=gens, data_dir=Path(root))
 
 
