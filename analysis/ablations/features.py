@@ -43,6 +43,7 @@ __all__ = [
     "full_means",
     "leave_one_out",
     "min_k_null",
+    "min_k_summary",
     "rank_preserving_subsets",
     "subset_masks",
     "subset_means",

@@ -40,6 +40,7 @@ __all__ = [
     "prompt_rho_matrix",
     "prompt_rows",
     "prompt_stability",
+    "sensitivity_runs",
     "truncated_paraphrase_models",
     "write_prompt_outputs",
 ]
