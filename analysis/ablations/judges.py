@@ -19,7 +19,7 @@ import pandas as pd
 import alienbench_data as ab
 
 from ._data import AblationInputs, GenerationTable, generation_table, load_ablation_inputs
-from ._exact import buffered_mean, fresh_permutations, perm_spearman
+from ._exact import buffered_mean, fresh_permutations, grouped_mean, perm_spearman
 from ._format import fmt_table, write_csv, write_text
 from ._stats import average_ranks, kalpha_stratified, spearman_guarded
 
@@ -63,8 +63,6 @@ def panel_means(gt: GenerationTable, judges: Sequence[str]) -> pd.Series:
     cnt = gt.n_by_judge[:, cols].sum(axis=1)
     keep = cnt > 0
     codes, models = pd.factorize(gt.model[keep], sort=True)
-    from ._exact import grouped_mean
-
     means = grouped_mean(num[keep] / cnt[keep], codes, len(models))
     return pd.Series(means, index=pd.Index(models, name="subject_model"))
 
