@@ -17,13 +17,13 @@ from importlib import resources
 from typing import Any
 
 __all__ = [
-    "JudgeConfig",
     "Benchmark",
-    "canonical_json",
-    "sha256_text",
-    "judge_config",
+    "JudgeConfig",
     "benchmark",
+    "canonical_json",
     "generation_seed",
+    "judge_config",
+    "sha256_text",
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AlienbenchError", "Problem", "ReleaseError", "DatasetError", "OfflineError"]
+__all__ = ["AlienbenchError", "DatasetError", "OfflineError", "Problem", "ReleaseError"]
 
 
 class AlienbenchError(Exception):

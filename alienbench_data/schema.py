@@ -21,17 +21,17 @@ from __future__ import annotations
 import datasets
 
 __all__ = [
+    "CONDITIONS",
+    "CONFIGS",
     "DIMENSIONS",
     "DIM_COLUMNS",
-    "CONDITIONS",
-    "PARAPHRASES",
-    "SPLITS",
-    "CONFIGS",
-    "QUALITY_FLAGS",
     "FEATURES",
-    "PRIMARY_KEYS",
-    "SPLITS_OF",
     "HUMAN_MODEL",
+    "PARAPHRASES",
+    "PRIMARY_KEYS",
+    "QUALITY_FLAGS",
+    "SPLITS",
+    "SPLITS_OF",
 ]
 
 DIMENSIONS: tuple[str, ...] = (

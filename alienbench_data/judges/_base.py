@@ -86,6 +86,9 @@ class Judge(abc.ABC):
 
     #: Value recorded in ``scores.judge_route`` for calls served by this backend.
     route: str = ""
+    #: ``True`` for backends answering from recorded judgments. Their journal entries are kept
+    #: apart from live ones: a replayed answer never counts as a completed live call.
+    is_replay: bool = False
 
     @abc.abstractmethod
     def complete(self, judge: str, system_prompt: str, user_prompt: str) -> JudgeReply:

@@ -70,6 +70,7 @@ class ReplayJudge(Judge):
     """
 
     route = "replay"
+    is_replay = True
 
     def __init__(
         self,

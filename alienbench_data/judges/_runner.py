@@ -29,9 +29,21 @@ __all__ = [
 ]
 
 
-def journal_key(generation_id: str, judge: str, judge_prompt_sha256: str, judge_config_sha256: str) -> str:
-    """The key of one judge result: a result is reused only for the same response text, judge and panel."""
-    return f"{generation_id}|{judge}|{judge_prompt_sha256}|{judge_config_sha256}"
+def journal_key(
+    generation_id: str,
+    judge: str,
+    judge_prompt_sha256: str,
+    judge_config_sha256: str,
+    *,
+    replay: bool = False,
+) -> str:
+    """The key of one judge result.
+
+    A journaled result is reused only for the same generation, judge, exact prompt (response text)
+    and judge panel, and only by the same kind of backend (live provider or replay).
+    """
+    source = "replay" if replay else "live"
+    return f"{generation_id}|{judge}|{judge_prompt_sha256}|{judge_config_sha256}|{source}"
 
 
 @dataclass(frozen=True)
@@ -148,7 +160,12 @@ def _rows(generations: Iterable[Any]) -> list[tuple[str, str]]:
 
 
 def completed_judgments(
-    journal: Journal, generations: Iterable[Any], judges: Iterable[str], *, config: JudgeConfig | None = None
+    journal: Journal,
+    generations: Iterable[Any],
+    judges: Iterable[str],
+    *,
+    config: JudgeConfig | None = None,
+    replay: bool = False,
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """The journal entries answering (generation, judge) for these generations under this panel."""
     cfg = config or judge_config()
@@ -157,7 +174,7 @@ def completed_judgments(
     for gid, response in _rows(generations):
         sha = cfg.prompt_sha256(response)
         for judge in judges:
-            entry = journal.entries.get(journal_key(gid, judge, sha, cfg.sha256))
+            entry = journal.entries.get(journal_key(gid, judge, sha, cfg.sha256, replay=replay))
             if entry is not None:
                 out[(gid, judge)] = entry
     return out
@@ -229,7 +246,7 @@ def run_judging(
         for gid, response in rows:
             sha = cfg.prompt_sha256(response)
             for alias in aliases:
-                key = journal_key(gid, alias, sha, cfg.sha256)
+                key = journal_key(gid, alias, sha, cfg.sha256, replay=judges[alias].is_replay)
                 if key in jr:
                     report.entries[(gid, alias)] = jr.entries[key]
                     report.n_already_done += 1
