@@ -11,6 +11,7 @@ is a valid ``--generations`` input.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -95,7 +96,7 @@ def _call(
         if exc.status_code in RETRY_STATUSES:
             raise TransientJudgeError(msg, status=exc.status_code) from None
         raise JudgeCallError(msg, fatal=exc.status_code in (401, 403, 404)) from None
-    except openai.APIResponseValidationError as exc:
+    except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
         raise TransientJudgeError(f"generate {model}: malformed response body: {exc}") from None
     duration = time.monotonic() - start
     choices = getattr(resp, "choices", None)

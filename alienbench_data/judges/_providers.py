@@ -21,6 +21,7 @@ google     ``GOOGLE_CLOUD_PROJECT``,   ``GOOGLE_VERTEX_BASE_URL`` (read by the S
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import threading
 import time
@@ -160,7 +161,7 @@ class OpenAIJudge(Judge):
             raise TransientJudgeError(f"judge {judge}: {type(exc).__name__}: {exc}") from None
         except openai.APIStatusError as exc:
             raise _status_error(judge, exc.status_code, str(exc.message)) from None
-        except openai.APIResponseValidationError as exc:
+        except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
             raise TransientJudgeError(f"judge {judge}: malformed response body: {exc}") from None
         duration = time.monotonic() - start
         choices = getattr(resp, "choices", None)
@@ -245,6 +246,8 @@ class AnthropicJudge(Judge):
                 break
             except anthropic.APIConnectionError as exc:
                 raise TransientJudgeError(f"judge {judge}: {type(exc).__name__}: {exc}") from None
+            except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:
+                raise TransientJudgeError(f"judge {judge}: malformed response body: {exc}") from None
             except anthropic.APIStatusError as exc:
                 status = exc.status_code
                 if status == 400 and self._send_temperature and "temperature" in str(exc.message).lower():
@@ -375,6 +378,8 @@ class GoogleJudge(Judge):
                 raise _status_error(judge, status, detail) from None
             except transport_errors as exc:  # timeouts, dropped connections
                 raise TransientJudgeError(f"judge {judge}: {type(exc).__name__}: {exc}") from None
+            except json.JSONDecodeError as exc:
+                raise TransientJudgeError(f"judge {judge}: malformed response body: {exc}") from None
         duration = time.monotonic() - start
         text = _nonempty(judge, getattr(resp, "text", None))
         usage = getattr(resp, "usage_metadata", None)
