@@ -424,22 +424,11 @@ def _frame(config_name: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
     return table.to_pandas()
 
 
-def _quality_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The build's per-generation quality columns, from the data package's ``quality`` module."""
-    try:
-        from . import quality  # type: ignore[attr-defined]
-    except ImportError:
-        return frame, [
-            "quality flags not computed: alienbench_data.quality is not available in this checkout; "
-            "hit_max_tokens, likely_truncated, early_stop, tokens_include_reasoning and quality_flags "
-            "are left null"
-        ]
-    annotate = getattr(quality, "annotate_generations", None)
-    if annotate is None:
-        return frame, [
-            "quality flags not computed: alienbench_data.quality has no annotate_generations(frame)"
-        ]
-    return annotate(frame), []
+def _quality_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """The build's per-generation quality columns (same rules as the released rows)."""
+    from .quality import add_quality_columns
+
+    return add_quality_columns(frame)
 
 
 def build_tables(
@@ -448,7 +437,6 @@ def build_tables(
     *,
     config: JudgeConfig | None = None,
     added_in_version: str | None = None,
-    warnings: list[str] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Turn a judged submission into ``generations``, ``judgments`` and ``scores`` rows (split ``main``).
 
@@ -461,9 +449,7 @@ def build_tables(
     config
         The judge configuration (its sha256 must be the one the entries were made with).
     added_in_version
-        Value of ``added_in_version`` on every row (``None``: set by the versioning step).
-    warnings
-        When given, receives messages about columns that could not be computed.
+        Value of ``added_in_version`` on every row (``None``: set by ``append_version``).
 
     Returns
     -------
@@ -511,14 +497,8 @@ def build_tables(
             "completion_tokens": g.completion_tokens,
             "duration_seconds": g.duration_seconds,
             "response": g.response,
-            "response_chars": len(g.response),
-            "response_words": len(g.response.split()),
-            "hit_max_tokens": None,
-            "likely_truncated": None,
-            "early_stop": None,
-            "tokens_include_reasoning": None,
+            # response_chars/words, the quality booleans and flags: alienbench_data.quality
             "in_paraphrase_reference": False,  # a submitted model has no paraphrase-ablation rows
-            "quality_flags": None,
             "added_in_version": added_in_version,
         })
         prompt_sha = cfg.prompt_sha256(g.response)
@@ -563,10 +543,7 @@ def build_tables(
                     "reasoning": labels[d].get("reasoning"),
                     "added_in_version": added_in_version,
                 })
-    generations = _frame("generations", gen_rows)
-    generations, notes = _quality_columns(generations)
-    if warnings is not None:
-        warnings.extend(notes)
+    generations = _quality_columns(_frame("generations", gen_rows))
     generations = _frame("generations", generations.to_dict("records"))  # re-assert the schema
     # Sort keys of schema.SORT_KEYS (judgments: feature in dimension order).
     generations = generations.sort_values(
@@ -591,14 +568,14 @@ class DatasetAccess(Protocol):
         """The panel hash recorded in the dataset's manifest (``judge_config_sha256``)."""
 
     def table(self, config: str, split: str) -> pd.DataFrame:
-        """One config and split as pandas."""
+        """One config and split as pandas (``KeyError`` when the split has no rows)."""
 
-    def append(self, tables: Mapping[str, pd.DataFrame], *, note: str) -> Any:
-        """Write a new version holding these rows (atomically; refuses tampering)."""
+    def append(self, tables: Mapping[str, pd.DataFrame], *, tag: str, note: str) -> Any:
+        """Write a new version holding these rows (split ``main``), atomically; refuses tampering."""
 
 
 class LocalDataset:
-    """A built dataset folder, through ``alienbench_data.load`` and ``versioning.append_version``."""
+    """A built dataset folder, through :func:`alienbench_data.load` and ``versioning.append_version``."""
 
     def __init__(self, data_dir: str | Path) -> None:
         self.data_dir = Path(data_dir)
@@ -608,34 +585,25 @@ class LocalDataset:
                 "(fix: pass the folder written by 'alienbench build' with --data)"
             )
 
-    def manifest(self) -> dict[str, Any]:
-        try:
-            from . import manifest as manifest_mod  # type: ignore[attr-defined]
-        except ImportError:
-            manifest_mod = None
-        reader = getattr(manifest_mod, "read_manifest", None) if manifest_mod else None
-        if reader is not None:
-            return dict(reader(self.data_dir))
-        path = self.data_dir / "manifest.json"
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise SubmitRefused(
-                f"submit: {path} not found (fix: pass a folder written by 'alienbench build')"
-            ) from None
+    def manifest(self) -> Any:
+        from .loader import manifest_of
+
+        return manifest_of(self.data_dir)
 
     def judge_config_sha256(self) -> str | None:
-        return self.manifest().get("judge_config_sha256")
+        return self.manifest().judge_config_sha256
 
     def table(self, config: str, split: str) -> pd.DataFrame:
-        import alienbench_data
+        from .loader import load
 
-        return alienbench_data.load(config, split, data_dir=self.data_dir)  # type: ignore[attr-defined]
+        if not self.manifest().files_of(config, split):
+            raise KeyError(f"{config}/{split}")
+        return load(config, split, data_dir=self.data_dir)
 
-    def append(self, tables: Mapping[str, pd.DataFrame], *, note: str) -> Any:
-        from .versioning import append_version  # type: ignore[import-not-found]
+    def append(self, tables: Mapping[str, pd.DataFrame], *, tag: str, note: str) -> Any:
+        from .versioning import append_version
 
-        return append_version(self.data_dir, dict(tables), note=note)
+        return append_version(self.data_dir, {c: {"main": df} for c, df in tables.items()}, tag=tag, note=note)
 
 
 def _concat_splits(ds: DatasetAccess, config: str, splits: Iterable[str]) -> pd.DataFrame:
@@ -673,7 +641,6 @@ class SubmitResult:
     report: JudgingReport
     tables: dict[str, Any] = field(default_factory=dict)
     appended: Any = None
-    warnings: list[str] = field(default_factory=list)
 
 
 def default_journal_path(generations: str | Path, *, replay: bool = False) -> Path:
@@ -806,12 +773,11 @@ def submit(
             f"{len(report.failures)} failed this run; the dataset is untouched (fix: rerun the same "
             f"command; the {len(report.entries)} completed calls are kept in {jpath} and not repeated)"
         )
-    result.tables = build_tables(sub, report.entries, config=cfg, warnings=result.warnings)
-    for w in result.warnings:
-        print(f"warning: {w}", file=out)
+    result.tables = build_tables(sub, report.entries, config=cfg)
     if append:
         assert ds is not None
-        result.appended = ds.append(result.tables, note=note or f"submission: {sub.model}")
+        tag = re.sub(r"[^A-Za-z0-9._-]+", "-", sub.model.replace("/", "__"))
+        result.appended = ds.append(result.tables, tag=tag, note=note or f"submission: {sub.model}")
         print(f"appended {sub.model}: {len(sub)} generations, {len(result.tables['scores'])} scores, "
               f"{len(result.tables['judgments'])} judgments.", file=out)
     return result
