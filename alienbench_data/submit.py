@@ -413,14 +413,17 @@ def read_submission(
 # ---------------------------------------------------------------------------------------------
 # Result rows
 # ---------------------------------------------------------------------------------------------
-def _frame(config_name: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _frame(config_name: str, rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """Rows -> DataFrame with exactly the schema's columns, order and types (via its arrow schema)."""
     import pyarrow as pa
 
     from .schema import FEATURES
 
     schema = FEATURES[config_name].arrow_schema
-    table = pa.Table.from_pylist(rows, schema=schema)
+    if isinstance(rows, list):
+        table = pa.Table.from_pylist(rows, schema=schema)
+    else:
+        table = pa.Table.from_pandas(rows[schema.names], schema=schema, preserve_index=False)
     return table.to_pandas()
 
 
@@ -544,7 +547,7 @@ def build_tables(
                     "added_in_version": added_in_version,
                 })
     generations = _quality_columns(_frame("generations", gen_rows))
-    generations = _frame("generations", generations.to_dict("records"))  # re-assert the schema
+    generations = _frame("generations", generations)  # re-assert the schema's columns and types
     # Sort keys of schema.SORT_KEYS (judgments: feature in dimension order).
     generations = generations.sort_values(
         ["model", "condition", "sample_index", "generation_id"], kind="stable").reset_index(drop=True)

@@ -89,6 +89,7 @@ class FakeDataset:
         self.config_sha = CFG.sha256 if config_sha is None else config_sha
         self.appended: list[tuple[dict[str, pd.DataFrame], str]] = []
         self.table_reads = 0
+        self.tags: list[str] = []
 
     def judge_config_sha256(self) -> str | None:
         return self.config_sha
@@ -99,7 +100,8 @@ class FakeDataset:
             raise KeyError(f"{config}/{split}")
         return self.tables[(config, split)]
 
-    def append(self, tables: Mapping[str, pd.DataFrame], *, note: str) -> str:
+    def append(self, tables: Mapping[str, pd.DataFrame], *, tag: str, note: str) -> str:
+        self.tags.append(tag)
         self.appended.append((dict(tables), note))
         return "v-next"
 
