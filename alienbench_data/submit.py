@@ -402,7 +402,8 @@ def read_submission(
                 line=lineno,
             ))
     if problems:
-        problems.sort(key=lambda p: (p.line is None, p.line or 0))
+        # File-level problems (model already present, missing cells) first, then by line.
+        problems.sort(key=lambda p: (p.line is not None, p.line or 0))
         raise SubmissionError(problems, context=f"read_submission: {fname} is not a valid submission")
     order = {c: i for i, c in enumerate(conditions)}
     gens.sort(key=lambda g: (order[g.condition], g.sample_index))

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from alienbench_data.config import benchmark, judge_config
-from alienbench_data.judges import JudgeCallError, ReplayJudge
+from alienbench_data.judges import JudgeCallError, ReplayJudge, run_judging
 from alienbench_data.schema import DIM_COLUMNS, FEATURES, PRIMARY_KEYS
 from alienbench_data.submit import SubmissionError, SubmitRefused, build_tables, read_submission, submit
 from tests.helpers.submission_data import (
@@ -162,14 +162,19 @@ def test_build_tables_refuses_missing_pairs(tmp_path):
 
 
 # -- replay ----------------------------------------------------------------------------------------
-def test_replay_round_trip_reproduces_per_judge_scores(tmp_path):
-    released = fresh_dataset()
-    run(tmp_path, released, LabelJudge())
-    tables = released.appended[0][0]
-    dataset = dataset_from_tables(tables)  # the "released" dataset holding acme/test-model
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """A dataset holding acme/test-model, judged by the in-process judge (as if released)."""
+    tmp = tmp_path_factory.mktemp("released")
+    ds = fresh_dataset()
+    run(tmp, ds, LabelJudge())
+    return tmp / "sub.jsonl", ds.appended[0][0]
 
-    ds2 = fresh_dataset()
-    res = submit(None, tmp_path / "sub.jsonl", dataset=ds2, replay=dataset, model_name="check/replayed",
+
+def test_replay_round_trip_reproduces_per_judge_scores(tmp_path, released):
+    subfile, tables = released
+    dataset = dataset_from_tables(tables)
+    res = submit(None, subfile, dataset=fresh_dataset(), replay=dataset, model_name="check/replayed",
                  journal=tmp_path / "replay.jsonl", progress=False, stream=io.StringIO())
     new = res.tables["scores"]
     assert set(new["model"]) == {"check/replayed"} and set(new["judge_route"]) == {"replay"}
@@ -186,17 +191,29 @@ def test_replay_round_trip_reproduces_per_judge_scores(tmp_path):
     assert not set(new["generation_id"]) & set(tables["scores"]["generation_id"])
 
 
-def test_replay_miss_is_a_clear_failure(tmp_path):
-    released = fresh_dataset()
-    run(tmp_path, released, LabelJudge())
-    recs = make_records()
-    recs[0]["response"] += " Edited."
-    path = write_jsonl(tmp_path / "edited.jsonl", recs)
+def test_replay_miss_is_a_clear_failure(tmp_path, released):
+    _, tables = released
+    rj = ReplayJudge(tables["judgments"], tables["scores"])
+    gens = [{"generation_id": "g-edited", "response": tables["generations"]["response"].iloc[0] + " Edited."},
+            {"generation_id": "g-same", "response": tables["generations"]["response"].iloc[1]}]
     out = io.StringIO()
-    with pytest.raises(SubmitRefused, match="incomplete judging: 537 of 540"):
-        submit(None, path, dataset=fresh_dataset(), replay=dataset_from_tables(released.appended[0][0]),
-               model_name="check/x", progress=False, stream=out)
-    assert "no judgment for prompt sha256" in out.getvalue()
+    rep = run_judging(gens, panel(rj), journal=tmp_path / "j.jsonl", progress=False, stream=out)
+    assert {(f.generation_id, type(f).__name__) for f in rep.failures} == {("g-edited", "JudgingFailure")}
+    assert len(rep.failures) == 3 and len(rep.entries) == 3
+    assert "no judgment for prompt sha256" in rep.failures[0].error and "--replay" in rep.failures[0].error
+
+
+def test_replay_and_live_journal_entries_are_kept_apart(tmp_path, released):
+    _, tables = released
+    rj = ReplayJudge(tables["judgments"], tables["scores"])
+    gens = tables["generations"][["generation_id", "response"]].iloc[:3].to_dict("records")
+    journal = tmp_path / "shared.jsonl"
+    assert run_judging(gens, panel(rj), journal=journal, progress=False, stream=io.StringIO()).complete
+    live = LabelJudge()
+    rep = run_judging(gens, panel(live), journal=journal, progress=False, stream=io.StringIO())
+    assert rep.n_already_done == 0 and len(live.calls) == 9  # replayed answers never count as live calls
+    again = run_judging(gens, panel(rj), journal=journal, progress=False, stream=io.StringIO())
+    assert again.n_already_done == 9
 
 
 def test_replay_refuses_conflicting_or_partial_judgments():
@@ -213,18 +230,6 @@ def test_replay_refuses_conflicting_or_partial_judgments():
         rj.complete("j", CFG.system_prompt, CFG.render_user_prompt("x"))
     with pytest.raises(ValueError, match="lacks column"):
         ReplayJudge(jd.drop(columns=["reasoning"]))
-
-
-def test_replay_and_live_journal_entries_are_kept_apart(tmp_path):
-    released = fresh_dataset()
-    run(tmp_path, released, LabelJudge())
-    journal = tmp_path / "shared.jsonl"
-    submit(None, tmp_path / "sub.jsonl", dataset=fresh_dataset(), model_name="check/y", journal=journal,
-           replay=dataset_from_tables(released.appended[0][0]), progress=False, stream=io.StringIO())
-    live = LabelJudge()
-    submit(None, tmp_path / "sub.jsonl", dataset=fresh_dataset(), model_name="check/y", journal=journal,
-           judges=panel(live), progress=False, stream=io.StringIO())
-    assert len(live.calls) == 540  # replayed answers never count as completed live calls
 
 
 # -- replay on the authors' release (one model, built from the raw files here) --------------------
