@@ -115,14 +115,19 @@ def _snapshot(repo_id: str, revision: str | None, *, timeout: float = 1.5) -> Pa
         return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision, local_files_only=True))
     except (LocalEntryNotFoundError, FileNotFoundError, OSError, ValueError):
         pass
-    endpoint = os.environ.get("HF_ENDPOINT", constants.ENDPOINT)
-    if constants.HF_HUB_OFFLINE or not _hub_reachable(endpoint, timeout):
+    # huggingface_hub reads HF_ENDPOINT / HF_HUB_OFFLINE once, at import: honour their current values.
+    endpoint = (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+    offline = constants.HF_HUB_OFFLINE or (os.environ.get("HF_HUB_OFFLINE") or "").strip().lower() in (
+        "1", "true", "yes", "on")
+    if offline or not _hub_reachable(endpoint, timeout):
+        why = ("offline mode is on (HF_HUB_OFFLINE)" if offline
+               else f"the Hugging Face Hub ({endpoint}) is not reachable")
         raise OfflineError(
-            f"load: the Hugging Face Hub ({endpoint}) is not reachable and revision {revision!r} of "
-            f"{repo_id!r} is not in the local cache. Either connect and retry, or build the dataset locally "
-            "with `alienbench build --out alienbench` and call load(config, data_dir='alienbench')."
+            f"load: {why} and revision {revision!r} of {repo_id!r} is not in the local cache. Either connect "
+            "(and unset HF_HUB_OFFLINE) and retry, or build the dataset locally with "
+            "`alienbench build --out alienbench` and call load(config, data_dir='alienbench')."
         )
-    return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision))
+    return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision, endpoint=endpoint))
 
 
 @overload
