@@ -29,7 +29,6 @@ from tests.helpers.submission_data import (
 
 CFG = judge_config()
 BM = benchmark()
-RELEASE = Path("/work/shared/alienbench-release")
 
 
 def fresh_dataset(**kw) -> FakeDataset:
@@ -233,15 +232,15 @@ def test_replay_refuses_conflicting_or_partial_judgments():
 
 
 # -- replay on the authors' release (one model, built from the raw files here) --------------------
-def _release_frames(subject_dir: str):
+def _release_frames(release: Path, subject_dir: str):
     gens = {}
     for cond in BM.condition_ids:
-        for line in (RELEASE / "data/generations" / subject_dir / cond / "responses.jsonl").open():
+        for line in (release / "data/generations" / subject_dir / cond / "responses.jsonl").open():
             r = json.loads(line)
             if r["sample_index"] < 30:
                 gens[r["id"]] = r
     jrows, srows, released = [], [], {}
-    for jdir in sorted((RELEASE / "data/extractions").iterdir()):
+    for jdir in sorted((release / "data/extractions").iterdir()):
         for cond in BM.condition_ids:
             for line in (jdir / subject_dir / cond / "features.jsonl").open():
                 e = json.loads(line)
@@ -261,7 +260,7 @@ def _release_frames(subject_dir: str):
                               "judge_completion_tokens": e["completion_tokens"],
                               "judge_duration_seconds": e["duration_seconds"]})
         for cond in BM.condition_ids:
-            for line in (RELEASE / "data/scores" / jdir.name / subject_dir / cond / "ward_scores.jsonl").open():
+            for line in (release / "data/scores" / jdir.name / subject_dir / cond / "ward_scores.jsonl").open():
                 s = json.loads(line)
                 if s["generation_id"] in gens:
                     g = gens[s["generation_id"]]
@@ -270,9 +269,8 @@ def _release_frames(subject_dir: str):
 
 
 @pytest.mark.release
-@pytest.mark.skipif(not RELEASE.exists(), reason="release not available")
-def test_replay_on_the_release_reproduces_released_scores(tmp_path):
-    gens, jd, sd, released = _release_frames("mistralai__mistral-large-2411")
+def test_replay_on_the_release_reproduces_released_scores(tmp_path, release_dir):
+    gens, jd, sd, released = _release_frames(release_dir, "mistralai__mistral-large-2411")
     path = tmp_path / "mistral.jsonl"
     path.write_text("".join(json.dumps(g) + "\n" for g in gens), encoding="utf-8")
     rj = ReplayJudge(jd, sd)

@@ -14,9 +14,6 @@ from alienbench_data.submit import SubmissionError, generation_id_for, read_subm
 from tests.helpers.submission_data import make_records, write_jsonl
 
 BM = benchmark()
-RELEASE = Path(__file__).resolve().parents[1].parent / "shared" / "alienbench-release"
-if not RELEASE.exists():
-    RELEASE = Path("/work/shared/alienbench-release")
 
 
 def problems_of(path, **kw):
@@ -196,10 +193,10 @@ def test_every_corruption_is_reported_with_line_and_field(tmp_path, muts, struct
 
 
 # -- the release's own records --------------------------------------------------------------------
-def release_records(model_dir: str) -> list[str]:
+def release_records(release: Path, model_dir: str) -> list[str]:
     lines = []
     for cond in BM.condition_ids:
-        f = RELEASE / "data" / "generations" / model_dir / cond / "responses.jsonl"
+        f = release / "data" / "generations" / model_dir / cond / "responses.jsonl"
         for line in f.read_text(encoding="utf-8").splitlines():
             if json.loads(line)["sample_index"] < 30:
                 lines.append(line)  # unchanged bytes
@@ -207,9 +204,8 @@ def release_records(model_dir: str) -> list[str]:
 
 
 @pytest.mark.release
-@pytest.mark.skipif(not RELEASE.exists(), reason="release not available")
-def test_release_responses_validate_unchanged(tmp_path):
-    lines = release_records("openai__gpt-5.4")
+def test_release_responses_validate_unchanged(tmp_path, release_dir):
+    lines = release_records(release_dir, "openai__gpt-5.4")
     path = tmp_path / "gpt.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     sub = read_submission(path)
@@ -225,9 +221,8 @@ def test_release_responses_validate_unchanged(tmp_path):
 
 
 @pytest.mark.release
-@pytest.mark.skipif(not RELEASE.exists(), reason="release not available")
-def test_release_file_with_samples_beyond_30_is_refused_per_line(tmp_path):
-    f = RELEASE / "data" / "generations" / "openai__gpt-5.4" / "baseline" / "responses.jsonl"
+def test_release_file_with_samples_beyond_30_is_refused_per_line(release_dir):
+    f = release_dir / "data" / "generations" / "openai__gpt-5.4" / "baseline" / "responses.jsonl"
     probs = problems_of(f)
     assert {(p.field) for p in probs if p.line is not None} == {"sample_index"}
     assert sum("outside 0-29" in p.message for p in probs) == 20
