@@ -68,7 +68,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
         publish(args.dir, repo_id=args.repo, dry_run=args.dry_run, endpoint=args.endpoint,
                 version=args.version, out=sys.stdout)
     except AlienbenchError as exc:
-        print(f"alienbench publish: {exc}", file=sys.stderr)
+        print(f"alienbench {exc}", file=sys.stderr)  # messages start with "publish:"
         return 1
     return 0
 

@@ -127,7 +127,16 @@ def _snapshot(repo_id: str, revision: str | None, *, timeout: float = 1.5) -> Pa
             "(and unset HF_HUB_OFFLINE) and retry, or build the dataset locally with "
             "`alienbench build --out alienbench` and call load(config, data_dir='alienbench')."
         )
-    return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision, endpoint=endpoint))
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision, endpoint=endpoint))
+    except RevisionNotFoundError as exc:
+        raise AlienbenchError(f"load: {repo_id!r} has no revision {revision!r}; pass a published tag such as "
+                              "'v1.0.0' or a commit hash") from exc
+    except RepositoryNotFoundError as exc:
+        raise AlienbenchError(f"load: no dataset repo {repo_id!r} on {endpoint} (or it is private: set HF_TOKEN)"
+                              ) from exc
 
 
 @overload

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from synth import MODELS, make_release
 
 from alienbench_data import load
 from alienbench_data.build import build
 from alienbench_data.errors import AlienbenchError, ReleaseError
 from alienbench_data.manifest import current_manifest
 from alienbench_data.schema import DIM_COLUMNS
-from synth import MODELS, make_release
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -122,13 +122,13 @@ def _tiny(tmp_path: Path) -> Path:
     return make_release(tmp_path / "rel", models=("acme/model-a",), n_main=2, n_para=1, extra=0, n_human=2)
 
 
-def _edit_line(path: Path, lineno: int, fn) -> None:  # noqa: ANN001 - small test helper
+def _edit_line(path: Path, lineno: int, fn) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[lineno - 1] = fn(lines[lineno - 1])
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _edit_record(path: Path, lineno: int, fn) -> None:  # noqa: ANN001
+def _edit_record(path: Path, lineno: int, fn) -> None:
     def edit(line: str) -> str:
         r = json.loads(line)
         fn(r)

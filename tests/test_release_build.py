@@ -7,13 +7,12 @@ import json
 import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
+from test_build import _assert_absent
 
 from alienbench_data import load
 from alienbench_data.config import judge_config
 from alienbench_data.validate import validate
-from test_build import _assert_absent
 
 pytestmark = pytest.mark.release
 
@@ -66,7 +65,8 @@ def test_judge_prompt_hash_check_value(built_dataset: Path) -> None:
     resp = g.loc["9401e98c-57f6-490d-aaee-eb72e84c0750", "response"]
     user = judge_config().render_user_prompt(resp)
     assert len(user) == 9648
-    assert hashlib.sha256(user.encode()).hexdigest() == "c120dae3bbc9d81f4884b21bec0f10d9ed8f9472cc143507d6dc25f4958a2c85"
+    want = "c120dae3bbc9d81f4884b21bec0f10d9ed8f9472cc143507d6dc25f4958a2c85"
+    assert hashlib.sha256(user.encode()).hexdigest() == want
     s = load("scores", "main", data_dir=built_dataset)
     row = s[s["generation_id"] == "9401e98c-57f6-490d-aaee-eb72e84c0750"]
     assert len(row) == 3 and (row["judge_prompt_sha256"] == judge_config().prompt_sha256(resp)).all()
