@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 DET_TOL = 1e-9
-Status = Literal["ok", "ok-mc", "KNOWN-DIFF", "FAIL"]
+Status = Literal["ok", "ok-mc", "KNOWN-DIFF", "SKIPPED", "FAIL"]
 
 
 @dataclass(frozen=True)
@@ -473,8 +473,13 @@ def _paper_checks(ctx: CheckContext) -> list[CheckRow]:
 # --------------------------------------------------------------------------------------------
 # running and printing
 # --------------------------------------------------------------------------------------------
-def run_checks(ctx: CheckContext, *, names: Iterable[str] | None = None, plugins: bool = True) -> list[CheckRow]:
-    """Run the registered checks (all, or ``names``); a check that raises yields one FAIL row."""
+def run_checks(ctx: CheckContext, *, names: Iterable[str] | None = None, plugins: bool = True,
+               skip: dict[str, str] | None = None) -> list[CheckRow]:
+    """Run the registered checks (all, or ``names``); a check that raises yields one FAIL row.
+
+    ``skip`` maps a check-name prefix to the reason (e.g. ``{"ablation-": "--no-ablations"}``): those
+    checks are not run and each is listed as one SKIPPED row, never silently dropped.
+    """
     if plugins:
         load_plugin_checks()
     selected = list(_REGISTRY) if names is None else list(names)
@@ -483,6 +488,10 @@ def run_checks(ctx: CheckContext, *, names: Iterable[str] | None = None, plugins
         fn = _REGISTRY.get(name)
         if fn is None:
             raise KeyError(f"run_checks: no check named {name!r}; registered: {list(_REGISTRY)}")
+        reason = next((r for prefix, r in (skip or {}).items() if name.startswith(prefix)), None)
+        if reason is not None:
+            rows.append(CheckRow(name, "", "not computed", math.nan, "SKIPPED", reason))
+            continue
         try:
             rows += list(fn(ctx))
         except Exception as exc:
@@ -512,7 +521,7 @@ def format_rows(rows: Sequence[CheckRow], *, only_problems: bool = False, qwidth
     counts = pd.Series([r.status for r in rows]).value_counts().to_dict() if rows else {}
     lines.append("")
     lines.append("checked " + str(len(rows)) + " quantities: " + ", ".join(
-        f"{counts.get(s, 0)} {s}" for s in ("ok", "ok-mc", "KNOWN-DIFF", "FAIL")))
+        f"{counts.get(s, 0)} {s}" for s in ("ok", "ok-mc", "KNOWN-DIFF", "SKIPPED", "FAIL")))
     return "\n".join(lines)
 
 

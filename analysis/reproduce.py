@@ -161,7 +161,8 @@ def reproduce(data_dir: str | os.PathLike[str] | None = None, out_dir: str | os.
     if check:
         assert release_results is not None
         ctx = CheckContext(out_dir=out, release_results=release_results, extra=extra)
-        rows = timed("check against the authors' files", lambda: run_checks(ctx))
+        skip = {} if ablations else {"ablation-": "ablations were not run (--no-ablations)"}
+        rows = timed("check against the authors' files", lambda: run_checks(ctx, skip=skip))
         outcome.check_rows = rows
         print(format_rows(rows, only_problems=only_problems))
     say(f"[reproduce] wrote {len(paths)} files to {out}")
