@@ -521,7 +521,8 @@ def format_rows(rows: Sequence[CheckRow], *, only_problems: bool = False, qwidth
     counts = pd.Series([r.status for r in rows]).value_counts().to_dict() if rows else {}
     lines.append("")
     lines.append("checked " + str(len(rows)) + " quantities: " + ", ".join(
-        f"{counts.get(s, 0)} {s}" for s in ("ok", "ok-mc", "KNOWN-DIFF", "SKIPPED", "FAIL")))
+        f"{counts.get(s, 0)} {s}" for s in ("ok", "ok-mc", "KNOWN-DIFF", "SKIPPED", "FAIL")
+        if s != "SKIPPED" or counts.get(s, 0)))
     return "\n".join(lines)
 
 
