@@ -93,6 +93,7 @@ def test_cli_reproduce_check_passes(built_dataset: Path, release_dir: Path, tmp_
     out = capsys.readouterr().out
     assert rc == 0, out[-3000:]
     assert "quantity" in out and "KNOWN-DIFF" in out and " 0 FAIL" in out
+    assert "3 SKIPPED" in out and "ablations were not run" in out  # not silently dropped
 
 
 def test_cli_reproduce_check_without_release_fails_fast(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
