@@ -28,7 +28,7 @@ import pandas as pd
 from . import card as card_mod
 from .config import benchmark, judge_config, sha256_text
 from .errors import AlienbenchError, Problem, ReleaseError
-from .io import DIR_MODE, sha256_file, write_parquet
+from .io import DIR_MODE, sha256_file, swap_dir_into_place, write_parquet
 from .manifest import FileEntry, Manifest, list_versions
 from .quality import add_quality_columns, paste_evidence
 from .raw import Checker, Record, ReleaseConfig, dir_name, read_jsonl, read_release_config
@@ -520,23 +520,8 @@ def build(release: Path | str = DEFAULT_RELEASE, out: Path | str = "alienbench",
         )
         manifest.write(tmp)
         card_mod.write_card(tmp, manifest, tables)
-        _swap_into_place(tmp, out)
+        swap_dir_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return manifest, report
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with renames; a crash leaves either the old or the new folder."""
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    os.replace(out, old)
-    try:
-        os.replace(tmp, out)
-    except BaseException:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,3 +115,18 @@ def write_parquet(df: pd.DataFrame, features: datasets.Features, path: Path | st
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     _fsync_dir(path.parent)
+
+
+def swap_dir_into_place(new: Path, target: Path) -> None:
+    """Replace folder ``target`` by ``new`` with renames; a crash leaves either the old or the new folder."""
+    if not target.exists():
+        os.replace(new, target)
+        return
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    os.replace(target, old)
+    try:
+        os.replace(new, target)
+    except BaseException:
+        os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

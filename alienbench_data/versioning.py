@@ -22,7 +22,7 @@ from . import card as card_mod
 from .build import data_file_path
 from .config import judge_config
 from .errors import AlienbenchError, DatasetError, Problem
-from .io import DIR_MODE, sha256_file, write_parquet
+from .io import DIR_MODE, sha256_file, swap_dir_into_place, write_parquet
 from .manifest import FileEntry, Manifest, current_manifest, parse_version, verify_chain, verify_files
 from .schema import DIM_COLUMNS, DIMENSIONS, FEATURES, PRIMARY_KEYS, SPLITS_OF
 
@@ -219,7 +219,7 @@ def append_version(
             after = verify_files(stage, manifest) + verify_chain(stage)
             if after:
                 raise DatasetError(after, context="append_version: staged copy failed verification; nothing changed")
-            _swap(stage, root)
+            swap_dir_into_place(stage, root)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
@@ -244,14 +244,3 @@ def _link_tree(src: Path, dst: Path) -> None:
             os.link(path, target)
         except OSError:
             shutil.copy2(path, target)
-
-
-def _swap(stage: Path, root: Path) -> None:
-    old = root.with_name(f".{root.name}.prev-{os.getpid()}")
-    os.replace(root, old)
-    try:
-        os.replace(stage, root)
-    except BaseException:
-        os.replace(old, root)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
