@@ -239,12 +239,12 @@ def _known_issues(gens: dict[str, pd.DataFrame], scores: dict[str, pd.DataFrame]
         "(`cjk_code_switch`).",
         f"**Bedrock-routed judge calls**: {bedrock} Claude-judge rows went through the AWS Bedrock failover "
         "(`judge_route = bedrock`) although their `judge_model_resolved` reads the direct-API id.",
-        f"**Parse retries**: {retries} judge rows needed more than one call (`n_parse_attempts`).",
+        f"**Parse retries**: {retries} judge row(s) needed more than one call (`n_parse_attempts`).",
         "**Not shipped**: main generations with sample_index 30-49 and paraphrase generations with "
         "sample_index >= 10 (an earlier, larger run; mostly unjudged), their stray judge records, the "
         "`_quarantine` folder (a broken Gemini run) and an empty stray folder. Human `completion_tokens` is "
         "a tokenizer count, not a word count.",
-        "**Creature-name repetition** ('Zorvath-9', 'Veyth\\'zun') across responses is real model "
+        "**Creature-name repetition** (\"Zorvath-9\", \"Veyth'zun\") across responses is real model "
         "behaviour, not duplication: no two responses are identical.",
     ]
     flags = _md_table(["flag", "meaning"], [[f"`{k}`", v] for k, v in QUALITY_FLAGS.items()])
