@@ -89,28 +89,13 @@ def add_quality_columns(gen: pd.DataFrame) -> pd.DataFrame:
     follow = text.map(lambda t: bool(_FOLLOWUP.search(_tail(t))))
     paste = ~llm & text.map(lambda t: _PASTE_ZWSP in t or bool(_FOLLOWUP.search(_tail(t))))
 
-    flags = []
-    for i in range(len(out)):
-        f = []
-        if hit.iat[i]:
-            f.append("hit_max_tokens")
-        if likely.iat[i]:
-            f.append("likely_truncated")
-        if early.iat[i]:
-            f.append("early_stop")
-        if budget.iat[i]:
-            f.append("reasoning_budget_exhausted")
-        if reasoning.iat[i]:
-            f.append("tokens_include_reasoning")
-        if exceed.iat[i]:
-            f.append("tokens_exceed_max")
-        if cjk.iat[i]:
-            f.append("cjk_code_switch")
-        if follow.iat[i]:
-            f.append("followup_offer")
-        if paste.iat[i]:
-            f.append("suspected_llm_paste")
-        flags.append(f)
+    # Flag order is fixed (the QUALITY_FLAGS order of the card), so rows compare equal across builds.
+    named = [("hit_max_tokens", hit), ("likely_truncated", likely), ("early_stop", early),
+             ("reasoning_budget_exhausted", budget), ("tokens_include_reasoning", reasoning),
+             ("tokens_exceed_max", exceed), ("cjk_code_switch", cjk), ("followup_offer", follow),
+             ("suspected_llm_paste", paste)]
+    masks = [(name, mask.to_numpy(dtype=bool)) for name, mask in named]
+    flags = [[name for name, mask in masks if mask[i]] for i in range(len(out))]
     out["quality_flags"] = flags
     return out
 
