@@ -266,3 +266,16 @@ def test_any_corrupted_record_is_reported_with_its_line(tmp_path_factory: pytest
         build(rel, out)
     assert any(p.file == rel_file and p.line == line for p in err.value.problems), str(err.value)
     assert not out.exists()
+
+
+def test_build_interrupted_while_writing_leaves_nothing(synthetic_release: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import alienbench_data.build as build_mod
+
+    def boom(*a: object, **k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build_mod.card_mod, "write_card", boom)
+    with pytest.raises(KeyboardInterrupt):
+        build(synthetic_release, tmp_path / "alienbench")
+    assert list(tmp_path.iterdir()) == []  # neither the output nor a temporary folder
