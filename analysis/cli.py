@@ -12,20 +12,12 @@ Hooks for the other analysis modules:
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from types import ModuleType
+
+from ._optional import optional_module
 
 __all__ = ["register"]
 
-
-def _optional(name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and name.startswith(exc.name):
-            return None
-        raise
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -47,7 +39,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_ablation(args: argparse.Namespace) -> int:
-    mod = _optional("analysis.ablations.cli")
+    mod = optional_module("analysis.ablations.cli")
     if mod is None or not hasattr(mod, "run"):
         print(f"alienbench ablation {args.which}: the ablations module (analysis.ablations.cli.run) is not "
               "installed in this checkout", file=sys.stderr)
@@ -75,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="with --check, print only KNOWN-DIFF and FAIL rows (the counts cover all rows)")
     p.set_defaults(func=_cmd_reproduce)
 
-    abl = _optional("analysis.ablations.cli")
+    abl = optional_module("analysis.ablations.cli")
     if abl is not None and hasattr(abl, "register"):
         abl.register(subparsers)
     else:
@@ -87,6 +79,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         a.add_argument("--release", metavar="PATH", default=None)
         a.set_defaults(func=_cmd_ablation)
     for name in ("analysis.reanalysis", "analysis.report"):
-        mod = _optional(name)
+        mod = optional_module(name)
         if mod is not None and hasattr(mod, "register"):
             mod.register(subparsers)

@@ -8,7 +8,6 @@ non-zero, but never prevents the main results from being written.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import time
@@ -16,11 +15,11 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
+from ._optional import optional_module
 from .check import CheckContext, CheckRow, exit_code, format_rows, run_checks
 from .data import Inputs, load_inputs
 from .main import MainResults, run_main
@@ -61,14 +60,6 @@ def find_release_results(release: str | os.PathLike[str] | None) -> Path:
         f"reproduce --check: no authors' results/ (with summary.txt) at {root} or {root / 'results'}; pass "
         "--release PATH pointing at the authors' release (default ../shared/alienbench-release)")
 
-
-def _optional(name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and name.startswith(exc.name):
-            return None
-        raise
 
 
 def _tables(res: MainResults) -> dict[str, pd.DataFrame]:
@@ -138,17 +129,17 @@ def reproduce(data_dir: str | os.PathLike[str] | None = None, out_dir: str | os.
         inputs, progress=lambda step, sec: say(f"    {step}: {sec:.2f}s")))
     paths: list[Path] = timed("write CSV / summary / LaTeX", lambda: write_main(res, out))
     extra: dict[str, Any] = {"main": res}
-    if ablations and (mod := _optional("analysis.ablations")) is not None and hasattr(mod, "run_all"):
+    if ablations and (mod := optional_module("analysis.ablations")) is not None and hasattr(mod, "run_all"):
         extra["ablations"] = optional("ablations (spec 8-10)", lambda: mod.run_all(inputs, out))
     if figures:
         tables = _tables(res)
         figs: list[Path] = []
-        if (fmod := _optional("analysis.figures")) is not None and hasattr(fmod, "draw_all"):
+        if (fmod := optional_module("analysis.figures")) is not None and hasattr(fmod, "draw_all"):
             figs = optional("figures", lambda: fmod.draw_all(inputs, out, tables=tables)) or []
             paths += figs
-        if (rmod := _optional("analysis.reanalysis")) is not None and hasattr(rmod, "write_reanalysis"):
+        if (rmod := optional_module("analysis.reanalysis")) is not None and hasattr(rmod, "write_reanalysis"):
             paths += optional("reanalysis", lambda: rmod.write_reanalysis(inputs, out)) or []
-        if (pmod := _optional("analysis.report")) is not None and hasattr(pmod, "write_report"):
+        if (pmod := optional_module("analysis.report")) is not None and hasattr(pmod, "write_report"):
             def report() -> Path:
                 board = pmod.leaderboard(inputs) if hasattr(pmod, "leaderboard") else res.model_scores
                 return pmod.write_report(out, leaderboard=board, tables=tables, figures=figs,
